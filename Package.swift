@@ -1,0 +1,40 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Strict settings shared by every target: Swift 6 mode already implies complete concurrency checking.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "NAL",
+    products: [
+        .library(name: "NALLogging", targets: ["NALLogging"]),
+        .library(name: "NALCore", targets: ["NALCore"]),
+        .library(name: "NALMiddleware", targets: ["NALMiddleware"]),
+        .library(name: "NALStubbing", targets: ["NALStubbing"]),
+        .executable(name: "nal-cli", targets: ["nal-cli"]),
+        .executable(name: "nal-bench", targets: ["nal-bench"]),
+    ],
+    targets: [
+        .target(name: "NALLogging", swiftSettings: strictSettings),
+        .target(name: "NALCore", dependencies: ["NALLogging"], swiftSettings: strictSettings),
+        .target(name: "NALMiddleware", dependencies: ["NALCore", "NALLogging"], swiftSettings: strictSettings),
+        .target(name: "NALStubbing", dependencies: ["NALCore", "NALLogging"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "nal-cli",
+            dependencies: ["NALCore", "NALLogging", "NALMiddleware", "NALStubbing"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "nal-bench",
+            dependencies: ["NALCore", "NALLogging"],
+            path: "Benchmarks/nal-bench",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "NALCoreTests", dependencies: ["NALCore"], swiftSettings: strictSettings),
+        .testTarget(name: "NALCLITests", dependencies: ["nal-cli"], swiftSettings: strictSettings),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,80 @@
+/// Percent-encoding byte by byte (RFC 3986 §2.1), with upper-case hex digits.
+enum PercentEncoding {
+    /// Characters left as they are in query keys and values. This is Alamofire's set: the unreserved characters
+    /// plus `/` and `?`. Everything else, `:#[]@!$&'()*+,;=` included, is escaped so that servers cannot misread it.
+    @inline(__always)
+    static func isQueryAllowed(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"),
+            UInt8(ascii: "/"), UInt8(ascii: "?"):
+            true
+        default:
+            false
+        }
+    }
+
+    /// `pchar` of RFC 3986 §3.3 without `%`: characters a single path segment may hold literally.
+    @inline(__always)
+    static func isSegmentAllowed(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"),
+            UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
+            UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
+            UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "@"):
+            true
+        default:
+            false
+        }
+    }
+
+    @inline(__always)
+    static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+            UInt8(ascii: "A")...UInt8(ascii: "F"):
+            true
+        default:
+            false
+        }
+    }
+
+    @inline(__always)
+    static func appendEscaped(_ byte: UInt8, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "%"))
+        output.append(hexDigit(byte >> 4))
+        output.append(hexDigit(byte & 0x0F))
+    }
+
+    @inline(__always)
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "A") &+ (nibble &- 10)
+    }
+
+    /// Appends `string` escaped for a query key or value. With `spaceAsPlus`, a space becomes `+` (HTML forms).
+    static func appendQueryEscaped(_ string: String, spaceAsPlus: Bool = false, to output: inout [UInt8]) {
+        var string = string
+        string.withUTF8 { bytes in
+            for byte in bytes {
+                if isQueryAllowed(byte) {
+                    output.append(byte)
+                } else if spaceAsPlus && byte == UInt8(ascii: " ") {
+                    output.append(UInt8(ascii: "+"))
+                } else {
+                    appendEscaped(byte, to: &output)
+                }
+            }
+        }
+    }
+
+    /// `string` escaped for a query key or value.
+    static func queryEscaped(_ string: String) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(string.utf8.count)
+        appendQueryEscaped(string, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+}

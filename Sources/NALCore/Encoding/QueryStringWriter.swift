@@ -1,0 +1,130 @@
+/// Writes parameters as `key=value` pairs joined by `&`, escaped byte by byte into a buffer.
+///
+/// The output is byte-identical to Alamofire 5's `URLEncoding` for the same options, with keys sorted at every level.
+struct QueryStringWriter {
+    let arrayEncoding: URLEncoding.ArrayEncoding
+    let boolEncoding: URLEncoding.BoolEncoding
+    let spaceAsPlus: Bool
+    /// The query written so far; may start with an existing query.
+    var output: [UInt8]
+    /// Whether a `&` goes before the next pair.
+    private var needsSeparator: Bool
+    /// The escaped key of the value being written, for example `filter%5Blang%5D`.
+    private var key: [UInt8] = []
+    /// The unescaped key, kept only when a custom array encoding needs to see it.
+    private var rawKey = ""
+    private let tracksRawKey: Bool
+
+    init(
+        arrayEncoding: URLEncoding.ArrayEncoding,
+        boolEncoding: URLEncoding.BoolEncoding,
+        spaceAsPlus: Bool = false,
+        appendingTo output: [UInt8] = [],
+        needsSeparator: Bool = false
+    ) {
+        self.arrayEncoding = arrayEncoding
+        self.boolEncoding = boolEncoding
+        self.spaceAsPlus = spaceAsPlus
+        self.output = output
+        self.needsSeparator = needsSeparator
+        if case .custom = arrayEncoding { tracksRawKey = true } else { tracksRawKey = false }
+        key.reserveCapacity(64)
+    }
+
+    mutating func write(_ parameters: Parameters) throws(ParameterFault) {
+        for (name, value) in parameters.sortedByKey {
+            guard !name.isEmpty else { throw ParameterFault(.emptyKey) }
+            key.removeAll(keepingCapacity: true)
+            PercentEncoding.appendQueryEscaped(name, spaceAsPlus: spaceAsPlus, to: &key)
+            if tracksRawKey { rawKey = name }
+            do { try writeValue(value) } catch { throw error.under(.key(name)) }
+        }
+    }
+
+    private mutating func writeValue(_ value: ParameterValue) throws(ParameterFault) {
+        switch value {
+        case .dictionary(let dictionary):
+            let keyLength = key.count
+            let parentRawKey = rawKey
+            for (name, nested) in dictionary.sortedByKey {
+                guard !name.isEmpty else { throw ParameterFault(.emptyKey) }
+                appendEscapedBracket(open: true)
+                PercentEncoding.appendQueryEscaped(name, spaceAsPlus: spaceAsPlus, to: &key)
+                appendEscapedBracket(open: false)
+                if tracksRawKey { rawKey = parentRawKey + "[" + name + "]" }
+                do { try writeValue(nested) } catch { throw error.under(.key(name)) }
+                key.removeSubrange(keyLength...)
+            }
+            rawKey = parentRawKey
+        case .array(let elements):
+            try writeArray(elements)
+        case .string(let string):
+            beginPair()
+            PercentEncoding.appendQueryEscaped(string, spaceAsPlus: spaceAsPlus, to: &output)
+        case .int(let int):
+            beginPair()
+            output.appendDecimal(int)
+        case .double(let double):
+            guard double.isFinite else { throw ParameterFault(.nonFiniteNumber) }
+            beginPair()
+            // `Double.description` is what Alamofire writes on Linux (NSNumber's description there); `1e+20` has
+            // a `+` that must be escaped.
+            PercentEncoding.appendQueryEscaped(double.description, to: &output)
+        case .bool(let bool):
+            beginPair()
+            switch boolEncoding {
+            case .numeric: output.append(bool ? UInt8(ascii: "1") : UInt8(ascii: "0"))
+            case .literal: output.appendUTF8(bool ? "true" : "false")
+            }
+        case .null:
+            beginPair()
+        }
+    }
+
+    private mutating func writeArray(_ elements: [ParameterValue]) throws(ParameterFault) {
+        let keyLength = key.count
+        let parentKey = tracksRawKey ? key : []
+        let parentRawKey = rawKey
+        for (index, element) in elements.enumerated() {
+            switch arrayEncoding {
+            case .brackets:
+                appendEscapedBracket(open: true)
+                appendEscapedBracket(open: false)
+            case .noBrackets:
+                break
+            case .indexInBrackets:
+                appendEscapedBracket(open: true)
+                key.appendDecimal(index)
+                appendEscapedBracket(open: false)
+            case .custom(let makeKey):
+                rawKey = makeKey(parentRawKey, index)
+                key.removeAll(keepingCapacity: true)
+                PercentEncoding.appendQueryEscaped(rawKey, spaceAsPlus: spaceAsPlus, to: &key)
+            }
+            do { try writeValue(element) } catch { throw error.under(.index(index)) }
+            if tracksRawKey {
+                key = parentKey
+                rawKey = parentRawKey
+            } else {
+                key.removeSubrange(keyLength...)
+            }
+        }
+    }
+
+    /// Writes the separator, the key and `=`; the value follows.
+    @inline(__always)
+    private mutating func beginPair() {
+        if needsSeparator { output.append(UInt8(ascii: "&")) }
+        needsSeparator = true
+        output.append(contentsOf: key)
+        output.append(UInt8(ascii: "="))
+    }
+
+    /// `[` and `]` are escaped in keys (`%5B`, `%5D`), as Alamofire does.
+    @inline(__always)
+    private mutating func appendEscapedBracket(open: Bool) {
+        key.append(UInt8(ascii: "%"))
+        key.append(UInt8(ascii: "5"))
+        key.append(open ? UInt8(ascii: "B") : UInt8(ascii: "D"))
+    }
+}

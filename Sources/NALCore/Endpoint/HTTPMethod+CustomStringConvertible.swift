@@ -1,0 +1,4 @@
+extension HTTPMethod: CustomStringConvertible {
+    /// The method token.
+    public var description: String { rawValue }
+}

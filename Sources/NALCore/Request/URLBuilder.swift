@@ -1,0 +1,133 @@
+import Foundation
+
+/// Builds a URL string byte by byte and parses it once at the end.
+struct URLBuilder {
+    /// Everything before the query: `scheme://host/path`.
+    private var main: [UInt8]
+    /// The query without `?`, or `nil` when the URL has none.
+    private var query: [UInt8]?
+    /// The fragment without `#`, or `nil`.
+    private var fragment: Substring?
+
+    /// Starts from an existing URL, keeping its query and fragment.
+    init(url: URL) {
+        let parts = Self.split(url.absoluteString)
+        main = Array(parts.main.utf8)
+        query = parts.query.map { Array($0.utf8) }
+        fragment = parts.fragment
+    }
+
+    /// Joins `path` to `baseURL`: no doubled or lost slashes, the base path and query are kept.
+    init(baseURL: URL, path: String) throws(NALError) {
+        let absolute = baseURL.absoluteString
+        guard let scheme = baseURL.scheme, !scheme.isEmpty else {
+            throw .invalidRequest(.baseURLMissingScheme(baseURL: absolute))
+        }
+        guard let host = baseURL.host, !host.isEmpty else {
+            throw .invalidRequest(.baseURLMissingHost(baseURL: absolute))
+        }
+        let parts = Self.split(absolute)
+        main = []
+        main.reserveCapacity(absolute.utf8.count + path.utf8.count + 128)
+        main.append(contentsOf: parts.main.utf8)
+        query = parts.query.map { Array($0.utf8) }
+        fragment = parts.fragment
+        guard !path.isEmpty else { return }
+
+        // `scheme://host` is never trimmed: the host check above guarantees something after `//`.
+        while main.last == UInt8(ascii: "/") { main.removeLast() }
+        main.append(UInt8(ascii: "/"))
+        try appendPath(path)
+    }
+
+    /// Copies a path that is already percent-encoded where it needs to be. Characters a URL cannot hold literally
+    /// (spaces, `?`, `#`, non-ASCII) are escaped the way Moya's `appendingPathComponent` does; an existing `%XX`
+    /// is kept so that `\(pathSegment:)` output passes through unchanged.
+    private mutating func appendPath(_ path: String) throws(NALError) {
+        var path = path
+        let problem: String? = path.withUTF8 { bytes in
+            var index = 0
+            while index < bytes.count, bytes[index] == UInt8(ascii: "/") { index += 1 }
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "/") || PercentEncoding.isSegmentAllowed(byte) {
+                    main.append(byte)
+                } else if byte == UInt8(ascii: "%") {
+                    guard index + 2 < bytes.count,
+                        PercentEncoding.isHexDigit(bytes[index + 1]), PercentEncoding.isHexDigit(bytes[index + 2])
+                    else {
+                        return "has a '%' at byte offset \(index) that does not start a %XX escape"
+                    }
+                    main.append(contentsOf: bytes[index...(index + 2)])
+                    index += 2
+                } else if byte < 0x20 || byte == 0x7F {
+                    let code = String(byte, radix: 16, uppercase: true)
+                    return "contains the control character 0x\(code.count == 1 ? "0" + code : code) at byte offset \(index)"
+                } else {
+                    PercentEncoding.appendEscaped(byte, to: &main)
+                }
+                index += 1
+            }
+            return nil
+        }
+        if let problem { throw .invalidRequest(.invalidPath(path: path, problem: problem)) }
+    }
+
+    /// Appends parameters to the query as `URLEncoding` does: after `&` if a query exists; empty parameters change
+    /// nothing.
+    mutating func appendQuery(_ parameters: Parameters, encoding: URLEncoding) throws(NALError) {
+        guard !parameters.isEmpty else { return }
+        let existing = query
+        query = nil
+        var writer = QueryStringWriter(
+            arrayEncoding: encoding.arrayEncoding,
+            boolEncoding: encoding.boolEncoding,
+            appendingTo: existing ?? [],
+            needsSeparator: existing != nil
+        )
+        do { try writer.write(parameters) } catch { throw error.nalError }
+        query = writer.output
+    }
+
+    /// Appends already-encoded query text; empty text changes nothing.
+    mutating func appendEncodedQuery(_ encoded: [UInt8]) {
+        guard !encoded.isEmpty else { return }
+        if query == nil {
+            query = encoded
+        } else {
+            query?.append(UInt8(ascii: "&"))
+            query?.append(contentsOf: encoded)
+        }
+    }
+
+    func makeURL() throws(NALError) -> URL {
+        var bytes = main
+        if let query {
+            bytes.append(UInt8(ascii: "?"))
+            bytes.append(contentsOf: query)
+        }
+        if let fragment {
+            bytes.append(UInt8(ascii: "#"))
+            bytes.append(contentsOf: fragment.utf8)
+        }
+        let string = String(decoding: bytes, as: UTF8.self)
+        guard let url = URL(string: string) else { throw .invalidRequest(.invalidURL(string)) }
+        return url
+    }
+
+    /// Splits `scheme://host/path?query#fragment` at the first `?` and `#`.
+    private static func split(_ url: String) -> (main: Substring, query: Substring?, fragment: Substring?) {
+        var main = Substring(url)
+        var fragment: Substring?
+        if let hash = main.firstIndex(of: "#") {
+            fragment = main[main.index(after: hash)...]
+            main = main[..<hash]
+        }
+        var query: Substring?
+        if let question = main.firstIndex(of: "?") {
+            query = main[main.index(after: question)...]
+            main = main[..<question]
+        }
+        return (main, query, fragment)
+    }
+}
