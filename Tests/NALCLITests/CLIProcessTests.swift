@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+/// Runs the built `nal-cli` executable as a separate process, as a user would.
+@Suite("nal-cli as a process")
+struct CLIProcessTests {
+    struct Result {
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+    }
+
+    /// The executable sits next to the test bundle in the build products folder; `NAL_CLI_PATH` overrides that.
+    static func executableURL() throws -> URL {
+        if let path = ProcessInfo.processInfo.environment["NAL_CLI_PATH"] {
+            return URL(fileURLWithPath: path)
+        }
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("nal-cli")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "nal-cli near \(CommandLine.arguments[0])"])
+    }
+
+    static func run(_ arguments: String...) throws -> Result {
+        let process = Process()
+        process.executableURL = try executableURL()
+        process.arguments = arguments
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus,
+            standardOutput: String(decoding: outputData, as: UTF8.self),
+            standardError: String(decoding: errorData, as: UTF8.self))
+    }
+
+    @Test("demo prints prepared requests and their cURL form, with secrets redacted")
+    func demo() throws {
+        let result = try Self.run("demo")
+        #expect(result.status == 0)
+        #expect(result.standardError.isEmpty)
+        let output = result.standardOutput
+        #expect(
+            output.contains(
+                "GET https://api.example.com/v1/search?filter%5Blang%5D=swift&filter%5Bmin%5D=10&order=desc&page=2"
+                    + "&per_page=50&q=swift%20nio&sort=stars&tags%5B%5D=server&tags%5B%5D=linux"))
+        #expect(output.contains("GET https://api.example.com/v1/users/octo%2Fcat%3F"))
+        #expect(output.contains("curl -X POST https://api.example.com/v1/repos/swiftlang/swift/issues"))
+        #expect(output.contains("-H 'Authorization: Bearer <redacted>'"))
+        #expect(output.contains("--data-raw 'password=<redacted>&user=ada'"))
+        #expect(!output.contains("ghp_demoSecretToken"))
+        #expect(!output.contains("analytical"))
+        #expect(!output.contains("demo-session-id"))
+    }
+
+    @Test("help goes to stdout with exit 0", arguments: ["--help", "-h", "help"])
+    func help(flag: String) throws {
+        let result = try Self.run(flag)
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("USAGE: nal-cli <subcommand>"))
+        #expect(result.standardOutput.contains("demo"))
+        #expect(result.standardError.isEmpty)
+    }
+
+    @Test("usage errors go to stderr with exit 64")
+    func usageError() throws {
+        let unknown = try Self.run("frobnicate")
+        #expect(unknown.status == 64)
+        #expect(unknown.standardOutput.isEmpty)
+        #expect(unknown.standardError.hasPrefix("Error: unknown subcommand 'frobnicate'\nUSAGE: nal-cli <subcommand>"))
+
+        let extra = try Self.run("demo", "--bogus")
+        #expect(extra.status == 64)
+        #expect(extra.standardError.hasPrefix("Error: unexpected argument '--bogus' for 'demo'"))
+    }
+}
