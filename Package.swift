@@ -27,9 +27,10 @@ let package = Package(
             dependencies: ["NALCore", "NALLogging", "NALMiddleware", "NALStubbing"],
             swiftSettings: strictSettings
         ),
+        .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         .executableTarget(
             name: "nal-bench",
-            dependencies: ["NALCore", "NALLogging"],
+            dependencies: ["NALCore", "NALLogging", "CMallocCounter"],
             path: "Benchmarks/nal-bench",
             swiftSettings: strictSettings
         ),

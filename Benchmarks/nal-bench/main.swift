@@ -1,1 +1,35 @@
-print("nal-bench")
+import Foundation
+
+let usage = """
+    USAGE: nal-bench [--quick] [--filter <regex>] [--format table|json] [--check] [--allow-debug]
+
+    OPTIONS:
+      --quick            Short runs for CI (the whole suite in well under 60 s).
+      --filter <regex>   Run only scenarios whose name matches (baselines of matched scenarios run too).
+      --format <format>  'table' (default) or 'json'.
+      --check            Exit 2 if a scenario allocates more per op than Benchmarks/Thresholds allows.
+      --allow-debug      Run from a debug build anyway (timings are then meaningless).
+      -h, --help         Show this help.
+    """
+
+var options = BenchOptions()
+do {
+    options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("Error: \(error.message)\n\(usage)\n".utf8))
+    exit(64)
+}
+if options.help {
+    print(usage)
+    exit(0)
+}
+#if DEBUG
+    if !options.allowDebug {
+        FileHandle.standardError.write(
+            Data(
+                "Error: nal-bench was built in debug mode; run 'swift run -c release nal-bench' or pass --allow-debug.\n"
+                    .utf8))
+        exit(64)
+    }
+#endif
+exit(BenchMain.run(options))

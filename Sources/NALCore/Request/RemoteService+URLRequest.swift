@@ -19,7 +19,8 @@ extension RemoteService {
         var url = try URLBuilder(baseURL: baseURL, path: path)
         let parametersInURL = try requestType.appendURLParameters(to: &url, method: method)
         var request = URLRequest(url: try url.makeURL())
-        request.httpMethod = method.rawValue
+        // A new URLRequest is already GET; setting it anyway costs a copy of Foundation's backing object.
+        if method != .get { request.httpMethod = method.rawValue }
         if let timeout { request.timeoutInterval = timeout }
         if let cachePolicy { request.cachePolicy = cachePolicy }
         if let headers {
@@ -90,7 +91,9 @@ extension RequestType {
 
 extension ParameterEncoding {
     /// Calls `encode`, passing `NALError` through and wrapping anything else so that callers see one error type.
-    fileprivate func encodeWrappingErrors(_ request: URLRequest, with parameters: Parameters) throws(NALError)
+    fileprivate func encodeWrappingErrors(
+        _ request: URLRequest, with parameters: Parameters
+    ) throws(NALError)
         -> URLRequest
     {
         do {

@@ -62,7 +62,8 @@ struct URLBuilder {
                     index += 2
                 } else if byte < 0x20 || byte == 0x7F {
                     let code = String(byte, radix: 16, uppercase: true)
-                    return "contains the control character 0x\(code.count == 1 ? "0" + code : code) at byte offset \(index)"
+                    return
+                        "contains the control character 0x\(code.count == 1 ? "0" + code : code) at byte offset \(index)"
                 } else {
                     PercentEncoding.appendEscaped(byte, to: &main)
                 }
@@ -100,8 +101,10 @@ struct URLBuilder {
         }
     }
 
-    func makeURL() throws(NALError) -> URL {
+    /// Finishes the URL string in place and parses it once.
+    mutating func makeURL() throws(NALError) -> URL {
         var bytes = main
+        main = []
         if let query {
             bytes.append(UInt8(ascii: "?"))
             bytes.append(contentsOf: query)
@@ -115,17 +118,19 @@ struct URLBuilder {
         return url
     }
 
-    /// Splits `scheme://host/path?query#fragment` at the first `?` and `#`.
+    /// Splits `scheme://host/path?query#fragment` at the first `?` and `#`, scanning bytes rather than
+    /// `Character`s (grapheme breaking is slow and these delimiters are ASCII).
     private static func split(_ url: String) -> (main: Substring, query: Substring?, fragment: Substring?) {
+        let utf8 = url.utf8
         var main = Substring(url)
         var fragment: Substring?
-        if let hash = main.firstIndex(of: "#") {
-            fragment = main[main.index(after: hash)...]
-            main = main[..<hash]
+        if let hash = utf8.firstIndex(of: UInt8(ascii: "#")) {
+            fragment = url[utf8.index(after: hash)...]
+            main = url[..<hash]
         }
         var query: Substring?
-        if let question = main.firstIndex(of: "?") {
-            query = main[main.index(after: question)...]
+        if let question = main.utf8.firstIndex(of: UInt8(ascii: "?")) {
+            query = main[main.utf8.index(after: question)...]
             main = main[..<question]
         }
         return (main, query, fragment)

@@ -20,7 +20,8 @@ extension URLRequest {
             lines.append("-H " + Self.shellQuoted("\(name): \(shown)"))
         }
         if let body = httpBody, !body.isEmpty {
-            let isForm = value(forHTTPHeaderField: "Content-Type")?.hasPrefix("application/x-www-form-urlencoded") == true
+            let isForm =
+                value(forHTTPHeaderField: "Content-Type")?.hasPrefix("application/x-www-form-urlencoded") == true
             if let text = String(data: body, encoding: .utf8) {
                 let shown = isForm && !revealingSecrets ? SensitiveHeaders.redactingFormFields(of: text) : text
                 lines.append("--data-raw " + Self.shellQuoted(shown))
@@ -37,5 +38,6 @@ extension URLRequest {
         return plain ? text : "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 
-    private static let shellPlain = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_./:@%+,".unicodeScalars)
+    private static let shellPlain = Set(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_./:@%+,".unicodeScalars)
 }

@@ -36,7 +36,8 @@ struct JSONEncodingTests {
         let parameters: Parameters = [
             "b": true, "d": 0.1, "e": 1e20, "i": -7, "n": nil, "s": "a/b", "z": [], "o": [:], "one": 1.0,
         ]
-        #expect(try json(parameters) == #"{"b":true,"d":0.1,"e":1e+20,"i":-7,"n":null,"o":{},"one":1.0,"s":"a/b","z":[]}"#)
+        #expect(
+            try json(parameters) == #"{"b":true,"d":0.1,"e":1e+20,"i":-7,"n":null,"o":{},"one":1.0,"s":"a/b","z":[]}"#)
     }
 
     @Test("string escaping per RFC 8259")
@@ -70,7 +71,9 @@ struct JSONEncodingTests {
     func contentType() throws {
         var request = URLRequest(url: URL(string: "https://api.example.com")!)
         request.httpMethod = "POST"
-        #expect(try JSONEncoding.default.encode(request, with: [:]).value(forHTTPHeaderField: "Content-Type") == "application/json")
+        #expect(
+            try JSONEncoding.default.encode(request, with: [:]).value(forHTTPHeaderField: "Content-Type")
+                == "application/json")
         request.setValue("application/vnd.api+json", forHTTPHeaderField: "Content-Type")
         let encoded = try JSONEncoding.default.encode(request, with: ["a": 1])
         #expect(encoded.value(forHTTPHeaderField: "Content-Type") == "application/vnd.api+json")

@@ -84,7 +84,9 @@ struct URLEncodedFormEncoderTests {
     func data() throws {
         struct Value: Encodable { var blob = Data([0xFB, 0xFF, 0x01]) }
         #expect(try URLEncodedFormEncoder().encode(Value()) == "blob=%2B/8B")
-        #expect(try URLEncodedFormEncoder(dataEncoding: .deferredToData).encode(Value()) == "blob%5B%5D=251&blob%5B%5D=255&blob%5B%5D=1")
+        #expect(
+            try URLEncodedFormEncoder(dataEncoding: .deferredToData).encode(Value())
+                == "blob%5B%5D=251&blob%5B%5D=255&blob%5B%5D=1")
         #expect(try URLEncodedFormEncoder(dataEncoding: .custom { "\($0.count)" }).encode(Value()) == "blob=3")
     }
 
@@ -113,7 +115,9 @@ struct URLEncodedFormEncoderTests {
             }
             enum CodingKeys: String, CodingKey { case map, link, missing }
         }
-        #expect(try URLEncodedFormEncoder().encode(Value()) == "link=https%3A//x.org/a?b%3Dc&map%5Ba%5D=1&map%5Bb%5D=2&missing=")
+        #expect(
+            try URLEncodedFormEncoder().encode(Value())
+                == "link=https%3A//x.org/a?b%3Dc&map%5Ba%5D=1&map%5Bb%5D=2&missing=")
     }
 
     @Test("bad input is a typed error")
@@ -131,9 +135,11 @@ struct URLEncodedFormEncoderTests {
             struct Refused: Error {}
             func encode(to encoder: any Encoder) throws { throw Refused() }
         }
-        guard case .encodableFailed(let failedType, let underlying)? = encodingFailure({
-            try URLEncodedFormEncoder().encode(Failing())
-        }) else { Issue.record("a throwing Encodable was accepted"); return }
+        guard
+            case .encodableFailed(let failedType, let underlying)? = encodingFailure({
+                try URLEncodedFormEncoder().encode(Failing())
+            })
+        else { Issue.record("a throwing Encodable was accepted"); return }
         #expect(failedType == "Failing")
         #expect(underlying is Failing.Refused)
     }

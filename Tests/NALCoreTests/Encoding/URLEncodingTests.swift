@@ -146,7 +146,8 @@ struct URLEncodingTests {
             let encoded = try URLEncoding.default.encode(request, with: ["a": 1])
             #expect(encoded.url == url)
             #expect(encoded.bodyString == "a=1")
-            #expect(encoded.value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded; charset=utf-8")
+            #expect(
+                encoded.value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded; charset=utf-8")
         }
         var post = URLRequest(url: url)
         post.httpMethod = "POST"

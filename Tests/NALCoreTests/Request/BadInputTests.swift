@@ -12,7 +12,8 @@ struct BadInputTests {
     @Test("a base URL without a scheme")
     func baseWithoutScheme() throws {
         let endpoint = TestEndpoint(baseURL: try #require(URL(string: "api.example.com/v1")), path: "x")
-        #expect(invalidRequestReason { try endpoint.urlRequest() } == .baseURLMissingScheme(baseURL: "api.example.com/v1"))
+        #expect(
+            invalidRequestReason { try endpoint.urlRequest() } == .baseURLMissingScheme(baseURL: "api.example.com/v1"))
     }
 
     @Test("a base URL without a host")
@@ -67,7 +68,8 @@ struct BadInputTests {
 
     @Test("header names that are not tokens", arguments: ["", "Bad Name", "X:Y", "Ünicode"])
     func headerNames(name: String) {
-        #expect(invalidRequestReason { try TestEndpoint(headers: [name: "v"]).urlRequest() } == .invalidHeaderName(name))
+        #expect(
+            invalidRequestReason { try TestEndpoint(headers: [name: "v"]).urlRequest() } == .invalidHeaderName(name))
     }
 
     @Test("methods that are not tokens", arguments: ["", "GET /admin", "GET\r\n"])
@@ -83,7 +85,8 @@ struct BadInputTests {
             Issue.record("NaN in a query was accepted")
             return
         }
-        let json = TestEndpoint(method: .post, requestType: .parameters(["x": .double(.infinity)], encoding: JSONEncoding.default))
+        let json = TestEndpoint(
+            method: .post, requestType: .parameters(["x": .double(.infinity)], encoding: JSONEncoding.default))
         guard case .nonFiniteNumber("x")? = encodingFailure({ try json.urlRequest() }) else {
             Issue.record("infinity in JSON was accepted")
             return
@@ -114,9 +117,11 @@ struct BadInputTests {
         for requestType in [
             RequestType.jsonEncodable(Broken()), .encodableQuery(Broken()), .formEncodable(Broken()),
         ] {
-            guard case .encodableFailed("Broken", let underlying)? = encodingFailure({
-                try TestEndpoint(method: .post, requestType: requestType).urlRequest()
-            }) else {
+            guard
+                case .encodableFailed("Broken", let underlying)? = encodingFailure({
+                    try TestEndpoint(method: .post, requestType: requestType).urlRequest()
+                })
+            else {
                 Issue.record("the throwing Encodable was accepted")
                 continue
             }
@@ -130,7 +135,9 @@ struct BadInputTests {
             NALError.invalidRequest(.baseURLMissingHost(baseURL: "https:///v1")).description
                 == "Invalid request: the base URL 'https:///v1' has no host; write it as 'https://host/...'.")
         #expect(
-            NALError.invalidRequest(.invalidPath(path: "a\nb", problem: "contains the control character 0x0A at byte offset 1")).description
+            NALError.invalidRequest(
+                .invalidPath(path: "a\nb", problem: "contains the control character 0x0A at byte offset 1")
+            ).description
                 == "Invalid request: the path 'a\\nb' contains the control character 0x0A at byte offset 1.")
     }
 }

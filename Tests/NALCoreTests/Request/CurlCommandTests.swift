@@ -31,7 +31,8 @@ struct CurlCommandTests {
                 bodyParameters: ["user": "ada", "password": "hunter2"], bodyEncoding: URLEncoding.httpBody,
                 urlParameters: ["access_token": "tok123", "page": 1]),
             headers: [
-                "Authorization": "Bearer abc.def", "cookie": "sid=42", "X-API-Key": "k-9", "Proxy-Authorization": "Basic Zm9v",
+                "Authorization": "Bearer abc.def", "cookie": "sid=42", "X-API-Key": "k-9",
+                "Proxy-Authorization": "Basic Zm9v",
             ])
         let request = try endpoint.urlRequest()
         let redacted = request.curlCommand()

@@ -87,9 +87,11 @@ struct URLRequestPreparationTests {
             struct No: Error {}
             func encode(_ request: URLRequest, with parameters: Parameters) throws -> URLRequest { throw No() }
         }
-        guard case .parameterEncodingFailed(let name, let underlying)? = encodingFailure({
-            try prepare(.parameters([:], encoding: Refusing()))
-        }) else { Issue.record("the custom error was lost"); return }
+        guard
+            case .parameterEncodingFailed(let name, let underlying)? = encodingFailure({
+                try prepare(.parameters([:], encoding: Refusing()))
+            })
+        else { Issue.record("the custom error was lost"); return }
         #expect(name == "Refusing")
         #expect(underlying is Refusing.No)
     }
@@ -104,7 +106,8 @@ struct URLRequestPreparationTests {
     @Test("compositeParameters: body through its encoding, URL parameters in the query")
     func compositeParameters() throws {
         let request = try prepare(
-            .compositeParameters(bodyParameters: ["b": true], bodyEncoding: JSONEncoding.default, urlParameters: ["u": 1]),
+            .compositeParameters(
+                bodyParameters: ["b": true], bodyEncoding: JSONEncoding.default, urlParameters: ["u": 1]),
             method: .post)
         #expect(request.url?.query == "u=1")
         #expect(request.bodyString == #"{"b":true}"#)
@@ -116,7 +119,9 @@ struct URLRequestPreparationTests {
         #expect(form.bodyString == "b=1")
 
         let reason = invalidRequestReason {
-            try prepare(.compositeParameters(bodyParameters: ["b": 1], bodyEncoding: URLEncoding.queryString, urlParameters: [:]))
+            try prepare(
+                .compositeParameters(
+                    bodyParameters: ["b": 1], bodyEncoding: URLEncoding.queryString, urlParameters: [:]))
         }
         #expect(reason == .bodyEncodingTargetsQuery)
     }
@@ -152,20 +157,25 @@ struct URLRequestPreparationTests {
             (.uploadMultipart([part]), .post, nil),
             (.uploadCompositeMultipart([part], urlParameters: ["album": 7]), .post, "album=7"),
             (.download(destination), .get, nil),
-            (.downloadParameters(["v": "1 2"], encoding: URLEncoding.default, destination: destination), .get, "v=1%202"),
+            (
+                .downloadParameters(["v": "1 2"], encoding: URLEncoding.default, destination: destination), .get,
+                "v=1%202"
+            ),
         ]
         for (requestType, method, query) in cases {
             let request = try prepare(requestType, method: method)
             #expect(request.url?.query == query)
             #expect(request.httpBody == nil)
         }
-        let jsonDownload = try prepare(.downloadParameters(["v": 1], encoding: JSONEncoding.default, destination: destination))
+        let jsonDownload = try prepare(
+            .downloadParameters(["v": 1], encoding: JSONEncoding.default, destination: destination))
         #expect(jsonDownload.bodyString == #"{"v":1}"#)
     }
 
     @Test("headers, timeout and cache policy")
     func endpointOptions() throws {
-        var endpoint = TestEndpoint(path: "x", method: .post, requestType: .parameters(["a": 1], encoding: JSONEncoding.default))
+        var endpoint = TestEndpoint(
+            path: "x", method: .post, requestType: .parameters(["a": 1], encoding: JSONEncoding.default))
         endpoint.headers = ["Content-Type": "application/merge-patch+json", "X-Trace": "1"]
         endpoint.timeout = 7
         endpoint.cachePolicy = .reloadIgnoringLocalCacheData

@@ -155,7 +155,9 @@ struct FormUnkeyedContainer: UnkeyedEncodingContainer {
         try nextChild().store(value)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    )
         -> KeyedEncodingContainer<NestedKey>
     {
         nextChild().container(keyedBy: keyType)

@@ -1,0 +1,10 @@
+#ifndef NAL_MALLOC_COUNTER_H
+#define NAL_MALLOC_COUNTER_H
+
+/// Number of allocation calls (malloc, calloc, realloc, posix_memalign, aligned_alloc, memalign) since start.
+long long nal_malloc_count(void);
+
+/// 1 when allocations are counted (glibc), 0 where the counter is not available.
+int nal_malloc_counting_available(void);
+
+#endif

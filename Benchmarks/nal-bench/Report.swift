@@ -1,0 +1,39 @@
+import Foundation
+
+enum Report {
+    static func table(_ results: [Measurement]) -> String {
+        let header = ["scenario", "p50 ns", "p90 ns", "p99 ns", "mallocs/op", "ops/s", "NAL ÷ baseline"]
+        let rows = results.map { result in
+            [
+                result.name,
+                format(result.p50), format(result.p90), format(result.p99),
+                result.mallocsPerOp.map { format($0) } ?? "n/a",
+                format(result.throughputPerSecond, decimals: 0),
+                result.ratio.map { String(format: "%.3f (%.1f× faster)", $0, 1 / $0) } ?? "",
+            ]
+        }
+        let widths = header.indices.map { column in
+            ([header] + rows).map { $0[column].count }.max() ?? 0
+        }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { column, cell in
+                column == 0
+                    ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[column] - cell.count) + cell
+            }.joined(separator: "  ")
+        }
+        let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")
+        return ([line(header), rule] + rows.map(line)).joined(separator: "\n")
+    }
+
+    static func json(_ results: [Measurement]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        guard let data = try? encoder.encode(results) else { return "[]" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func format(_ value: Double, decimals: Int = 1) -> String {
+        String(format: "%.\(decimals)f", value)
+    }
+}

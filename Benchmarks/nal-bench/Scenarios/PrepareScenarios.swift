@@ -1,0 +1,153 @@
+import Foundation
+import NALCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The reference workload of the Core issue and its variants.
+enum BenchAPI: RemoteService {
+    case plain, query, json, encodable, form
+
+    static let base = URL(string: "https://api.example.com/v1") ?? URL(fileURLWithPath: "/")
+
+    var baseURL: URL { Self.base }
+    var path: String { "search" }
+    var method: HTTPMethod {
+        switch self {
+        case .plain, .query: .get
+        case .json, .encodable, .form: .post
+        }
+    }
+    var requestType: RequestType {
+        switch self {
+        case .plain: .plain
+        case .query: .parameters(BenchAPI.parameters, encoding: URLEncoding.default)
+        case .json: .parameters(BenchAPI.parameters, encoding: JSONEncoding.default)
+        case .encodable: .jsonEncodable(TwentyFields())
+        case .form: .formEncodable(SearchForm())
+        }
+    }
+
+    static var parameters: Parameters {
+        [
+            "q": "swift nio", "page": 2, "per_page": 50, "sort": "stars", "order": "desc",
+            "tags": ["server", "linux"], "filter": ["lang": "swift", "min": 10],
+        ]
+    }
+}
+
+struct TwentyFields: Codable, Sendable {
+    var id = 1, name = "NAL", owner = "swift-server", stars = 1234, forks = 56
+    var language = "Swift", license = "Apache-2.0", archived = false, fork = false, size = 2048
+    var description = "A network abstraction layer", homepage = "https://example.com", topics = ["http", "linux"]
+    var openIssues = 12, watchers = 99, defaultBranch = "main", visibility = "public", score = 9.5
+    var createdAt = "2026-01-01T00:00:00Z", updatedAt = "2026-11-21T00:00:00Z"
+}
+
+struct SearchForm: Encodable, Sendable {
+    var q = "swift nio", page = 2, perPage = 50, sort = "stars", order = "desc", tags = ["server", "linux"]
+}
+
+/// Hand-written Foundation versions of the same jobs: what a careful developer writes without NAL.
+enum FoundationBaseline {
+    static let queryAllowed: CharacterSet = {
+        var set = CharacterSet.urlQueryAllowed
+        set.remove(charactersIn: ":#[]@!$&'()*+,;=")
+        return set
+    }()
+
+    static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? text
+    }
+
+    static func pairs(_ key: String, _ value: Any, into pairs: inout [String]) {
+        switch value {
+        case let dictionary as [String: Any]:
+            for (nested, inner) in dictionary.sorted(by: { $0.key < $1.key }) {
+                Self.pairs("\(key)[\(nested)]", inner, into: &pairs)
+            }
+        case let array as [Any]:
+            for element in array { Self.pairs("\(key)[]", element, into: &pairs) }
+        default:
+            pairs.append(escape(key) + "=" + escape("\(value)"))
+        }
+    }
+
+    static var anyParameters: [String: Any] {
+        [
+            "q": "swift nio", "page": 2, "per_page": 50, "sort": "stars", "order": "desc",
+            "tags": ["server", "linux"], "filter": ["lang": "swift", "min": 10],
+        ]
+    }
+
+    static func queryRequest() -> URLRequest? {
+        guard
+            var components = URLComponents(
+                url: BenchAPI.base.appendingPathComponent("search"), resolvingAgainstBaseURL: false)
+        else { return nil }
+        var pairs: [String] = []
+        for (key, value) in anyParameters.sorted(by: { $0.key < $1.key }) { Self.pairs(key, value, into: &pairs) }
+        components.percentEncodedQuery = pairs.joined(separator: "&")
+        guard let url = components.url else { return nil }
+        var request = URLRequest(url: url)
+        request.httpMethod = "GET"
+        return request
+    }
+
+    static func jsonRequest() throws -> URLRequest {
+        var request = URLRequest(url: BenchAPI.base.appendingPathComponent("search"))
+        request.httpMethod = "POST"
+        request.httpBody = try JSONSerialization.data(withJSONObject: anyParameters)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        return request
+    }
+
+    static let encoder = JSONEncoder()
+
+    static func encodableRequest() throws -> URLRequest {
+        var request = URLRequest(url: BenchAPI.base.appendingPathComponent("search"))
+        request.httpMethod = "POST"
+        request.httpBody = try encoder.encode(TwentyFields())
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        return request
+    }
+
+    static func plainRequest() -> URLRequest {
+        var request = URLRequest(url: BenchAPI.base.appendingPathComponent("search"))
+        request.httpMethod = "GET"
+        return request
+    }
+}
+
+extension Benchmark {
+    static let prepareScenarios: [Benchmark] = [
+        Benchmark("prepare.plain", baseline: "baseline.prepare.plain") { n in
+            for _ in 0..<n { blackHole(try BenchAPI.plain.urlRequest()) }
+        },
+        Benchmark("baseline.prepare.plain") { n in
+            for _ in 0..<n { blackHole(FoundationBaseline.plainRequest()) }
+        },
+        Benchmark("prepare.query", baseline: "baseline.prepare.query") { n in
+            for _ in 0..<n { blackHole(try BenchAPI.query.urlRequest()) }
+        },
+        Benchmark("baseline.prepare.query") { n in
+            for _ in 0..<n { blackHole(FoundationBaseline.queryRequest()) }
+        },
+        Benchmark("prepare.json", baseline: "baseline.prepare.json") { n in
+            for _ in 0..<n { blackHole(try BenchAPI.json.urlRequest()) }
+        },
+        Benchmark("baseline.prepare.json") { n in
+            for _ in 0..<n { blackHole(try FoundationBaseline.jsonRequest()) }
+        },
+        Benchmark("prepare.encodable", baseline: "baseline.prepare.encodable") { n in
+            for _ in 0..<n { blackHole(try BenchAPI.encodable.urlRequest()) }
+        },
+        Benchmark("baseline.prepare.encodable") { n in
+            for _ in 0..<n { blackHole(try FoundationBaseline.encodableRequest()) }
+        },
+        Benchmark("prepare.form") { n in
+            for _ in 0..<n { blackHole(try BenchAPI.form.urlRequest()) }
+        },
+    ]
+}
