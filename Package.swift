@@ -34,7 +34,8 @@ let package = Package(
             path: "Benchmarks/nal-bench",
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "NALCoreTests", dependencies: ["NALCore"], swiftSettings: strictSettings),
+        .testTarget(name: "NALLoggingTests", dependencies: ["NALLogging"], swiftSettings: strictSettings),
+        .testTarget(name: "NALCoreTests", dependencies: ["NALCore", "NALLogging"], swiftSettings: strictSettings),
         .testTarget(name: "NALCLITests", dependencies: ["nal-cli"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

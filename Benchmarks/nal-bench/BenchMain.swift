@@ -2,9 +2,10 @@ import Foundation
 
 enum BenchMain {
     /// Every scenario; a module adds its own list here.
-    static let allScenarios = Benchmark.prepareScenarios
+    static let allScenarios = Benchmark.prepareScenarios + Benchmark.logScenarios
 
     static func run(_ options: BenchOptions) -> Int32 {
+        BenchLogging.setUp()
         let selected: [Benchmark]
         do {
             selected = try select(allScenarios, filter: options.filter)

@@ -1,9 +1,15 @@
+import NALLogging
+
 #if canImport(FoundationNetworking)
     import Foundation
     public import FoundationNetworking
 #else
     public import Foundation
 #endif
+
+enum CoreLog {
+    static let request = Logger(nal: .request)
+}
 
 extension RemoteService {
     /// Turns this endpoint into a `URLRequest`. This is the one place where that happens.
@@ -31,6 +37,12 @@ extension RemoteService {
         if !parametersInURL {
             try requestType.applyBody(to: &request, method: method)
         }
+        CoreLog.request.debug(
+            """
+            prepared \(method.rawValue, privacy: .public) \
+            \(SensitiveHeaders.redactingQuery(of: request.url?.absoluteString ?? ""), privacy: .public) \
+            for \(String(describing: Self.self), privacy: .public), body \(request.httpBody?.count ?? 0) bytes
+            """)
         return request
     }
 }

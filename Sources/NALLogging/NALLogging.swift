@@ -1,1 +1,0 @@
-// NALLogging: the OSLog-style logger (issue 4) lands here. Until then the module is intentionally empty.
