@@ -1,10 +1,39 @@
+import Foundation
+
 extension NALError: CustomStringConvertible {
     /// A sentence that says what went wrong and where.
     public var description: String {
         switch self {
         case .invalidRequest(let reason): "Invalid request: \(reason)"
         case .encoding(let reason): "Encoding failed: \(reason)"
+        case .transport(let error):
+            "Transport failed with URLError code \(error.code.rawValue) for \(Self.urlText(error)): "
+                + "\(error.localizedDescription). Check that the host is reachable."
+        case .unacceptableStatusCode(let response):
+            "Unacceptable status code \(response.statusCode) from \(response.request.httpMethod ?? "GET") "
+                + "\(Self.redacted(response.request.url)); the endpoint's validation does not accept it."
+        case .decoding(let failure):
+            "Decoding \(failure.type)\(failure.keyPath.map { " at key path '\($0)'" } ?? "") failed for the response "
+                + "from \(Self.redacted(failure.response.request.url)) (status \(failure.response.statusCode), "
+                + "\(failure.response.data.count) bytes): \(failure.underlying)."
+        case .cancelled:
+            "The request was cancelled."
+        case .timedOut(let error):
+            "The request to \(Self.urlText(error)) timed out; raise the endpoint's timeout or check the server."
+        case .hookFailed(let underlying):
+            "A request hook failed: \(underlying)."
+        case .responseTooLarge(let limit, let url):
+            "The response from \(Self.redacted(url)) exceeded the in-memory limit of \(limit) bytes; raise "
+                + "maximumResponseSize or download to a file."
         }
+    }
+
+    private static func redacted(_ url: URL?) -> String {
+        url.map { SensitiveHeaders.redactingQuery(of: $0.absoluteString) } ?? "an unknown URL"
+    }
+
+    private static func urlText(_ error: URLError) -> String {
+        redacted(error.failingURL)
     }
 }
 
@@ -30,6 +59,8 @@ extension InvalidRequestReason: CustomStringConvertible {
             "the request has no URL to encode parameters into."
         case .bodyEncodingTargetsQuery:
             "the body encoding of compositeParameters writes to the URL query; pass those values as urlParameters."
+        case .unsupportedRequestType(let name):
+            "the transport cannot send \(name) requests yet."
         }
     }
 }

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// The one error type that NAL's APIs throw.
 ///
 /// Each case carries enough context to say what went wrong and where; `description` renders it as a sentence a
@@ -7,6 +9,49 @@ public enum NALError: Error, Sendable {
     case invalidRequest(InvalidRequestReason)
     /// Parameters or a body could not be encoded.
     case encoding(EncodingFailureReason)
+    /// The transport failed before a complete response arrived; the `URLError` says how (`.code`, failing URL).
+    case transport(URLError)
+    /// The response's status code is not accepted by the endpoint's `validation`. The whole response is kept.
+    case unacceptableStatusCode(Response)
+    /// The body could not be decoded into the requested type. The whole response is kept.
+    case decoding(DecodingFailure)
+    /// The call was cancelled: its Swift `Task` or its `Cancellable` was cancelled.
+    case cancelled
+    /// No response arrived within the timeout.
+    case timedOut(URLError)
+    /// The body grew past the transport's in-memory limit; the download was stopped there.
+    case responseTooLarge(limit: Int, url: URL?)
+    /// A client hook (such as `willSend`) threw an error that is not an `NALError`.
+    case hookFailed(any Error)
+
+    /// The response, wherever there is one.
+    public var response: Response? {
+        switch self {
+        case .unacceptableStatusCode(let response): response
+        case .decoding(let failure): failure.response
+        default: nil
+        }
+    }
+}
+
+/// Why a body could not be decoded.
+public struct DecodingFailure: Sendable {
+    /// The type that was requested.
+    public let type: String
+    /// The dotted key path that was decoded, if any.
+    public let keyPath: String?
+    /// The decoder's error.
+    public let underlying: any Error
+    /// The response whose body failed to decode.
+    public let response: Response
+
+    /// Creates a failure.
+    public init(type: String, keyPath: String?, underlying: any Error, response: Response) {
+        self.type = type
+        self.keyPath = keyPath
+        self.underlying = underlying
+        self.response = response
+    }
 }
 
 /// Which part of a request could not be built, and why.
@@ -30,6 +75,8 @@ public enum InvalidRequestReason: Sendable, Equatable {
     case missingURL
     /// The body encoding of `compositeParameters` would write into the URL query; use `urlParameters` for that.
     case bodyEncodingTargetsQuery
+    /// The transport cannot send this kind of request yet, for example a multipart upload.
+    case unsupportedRequestType(String)
 }
 
 /// Why parameters or a body could not be encoded.

@@ -9,6 +9,7 @@ import NALLogging
 
 enum CoreLog {
     static let request = Logger(nal: .request)
+    static let requestOperation = Logger(nal: .requestOperation)
 }
 
 extension RemoteService {

@@ -12,6 +12,7 @@ struct TestEndpoint: RemoteService {
     var method = HTTPMethod.get
     var requestType = RequestType.plain
     var headers: [String: String]? = nil
+    var validation = RequestValidation.successCodes
     var timeout: TimeInterval? = nil
     var cachePolicy: URLRequest.CachePolicy? = nil
 }

@@ -1,0 +1,135 @@
+public import Dispatch
+public import Foundation
+import NALLogging
+
+#if canImport(FoundationNetworking)
+    public import FoundationNetworking
+#endif
+
+/// Calls the endpoints of one service: NAL's `Mockingbird<Service>` and `MoyaProvider<Target>`.
+///
+/// ```swift
+/// let client = Client<GitHub>()
+/// let zen = try await client.request(.zen).string()
+/// let user = try await client.request(.userProfile("octocat"), as: User.self)
+/// ```
+///
+/// Each call prepares the request (`urlRequest()`), runs the hooks, sends it through the transport, and validates
+/// the status code with the endpoint's `validation`. Every failure is an `NALError`.
+public final class Client<Service: RemoteService>: Sendable {
+    /// Turns a target into the endpoint that is prepared; Moya's `endpointClosure`.
+    public typealias EndpointMapping = @Sendable (Service) -> Endpoint
+    /// Changes the prepared request just before it is sent, asynchronously; Moya's `requestClosure`.
+    /// An `NALError` it throws passes through; any other error becomes `NALError.hookFailed`.
+    public typealias RequestHook = @Sendable (URLRequest, Service) async throws -> URLRequest
+
+    /// Where requests go.
+    public let transport: any Transport
+    private let endpointMapping: EndpointMapping?
+    private let willSend: RequestHook?
+    private let inFlight: InFlightRequests?
+
+    /// Creates a client.
+    ///
+    /// - Parameters:
+    ///   - transport: where requests go; a `URLSessionTransport` by default.
+    ///   - endpointMapping: changes an endpoint before it is prepared: add headers, swap the request type.
+    ///   - willSend: changes the prepared request just before it is sent.
+    ///   - deduplicatesRequests: identical concurrent requests share one call (`trackInProgress`). Off by default.
+    public init(
+        transport: any Transport = URLSessionTransport(),
+        endpointMapping: EndpointMapping? = nil,
+        willSend: RequestHook? = nil,
+        deduplicatesRequests: Bool = false
+    ) {
+        self.transport = transport
+        self.endpointMapping = endpointMapping
+        self.willSend = willSend
+        inFlight = deduplicatesRequests ? InFlightRequests() : nil
+    }
+
+    /// Sends the request for `target` and returns the validated response.
+    public func request(
+        _ target: Service, options: RequestOptions = RequestOptions()
+    ) async throws(NALError)
+        -> Response
+    {
+        if let endpointMapping {
+            return try await perform(endpointMapping(target), target: target, options: options)
+        }
+        return try await perform(target, target: target, options: options)
+    }
+
+    /// Sends the request for `target` and decodes its body, or the value at `keyPath` (`"data.items"`).
+    public func request<Value: Decodable>(
+        _ target: Service, as type: Value.Type, atKeyPath keyPath: String? = nil,
+        using decoder: JSONDecoder = JSONDecoder(), options: RequestOptions = RequestOptions()
+    ) async throws(NALError) -> Value {
+        try await request(target, options: options).decode(type, atKeyPath: keyPath, using: decoder)
+    }
+
+    /// Sends the request for `target` and calls `completion` on `callbackQueue` with the validated response or the
+    /// error. The returned token cancels the call.
+    @discardableResult
+    public func request(
+        _ target: Service, options: RequestOptions = RequestOptions(), callbackQueue: DispatchQueue = .main,
+        completion: @escaping @Sendable (Result<Response, NALError>) -> Void
+    ) -> Cancellable {
+        let token = Cancellable()
+        token.attach(
+            Task {
+                let result: Result<Response, NALError>
+                do throws(NALError) {
+                    result = .success(try await request(target, options: options))
+                } catch {
+                    result = .failure(error)
+                }
+                callbackQueue.async { completion(result) }
+            })
+        return token
+    }
+
+    private func perform(
+        _ endpoint: some RemoteService, target: Service, options: RequestOptions
+    )
+        async throws(NALError) -> Response
+    {
+        var request = try endpoint.urlRequest()
+        if let willSend {
+            do {
+                request = try await willSend(request, target)
+            } catch let error as NALError {
+                throw error
+            } catch {
+                throw .hookFailed(error)
+            }
+        }
+        let context = TransportContext(endpoint: target, kind: endpoint.requestType.kind, options: options)
+        let response: Response
+        if let inFlight {
+            let transport = transport
+            let shared = request
+            response = try await inFlight.run(request) { () async -> Result<Response, NALError> in
+                do throws(NALError) {
+                    return .success(try await transport.send(shared, context: context))
+                } catch {
+                    return .failure(error)
+                }
+            }.get()
+        } else {
+            response = try await transport.send(request, context: context)
+        }
+        let validation = endpoint.validation
+        guard validation.accepts(statusCode: response.statusCode) else {
+            CoreLog.requestOperation.debug(
+                "\(response.statusCode) from \(String(describing: target), privacy: .public) rejected by validation")
+            throw .unacceptableStatusCode(response)
+        }
+        CoreLog.requestOperation.debug(
+            """
+            \(response.statusCode) from \(String(describing: target), privacy: .public), \
+            \(response.data.count) bytes in \(response.timing.duration.description, privacy: .public)
+            """)
+        return response
+    }
+}

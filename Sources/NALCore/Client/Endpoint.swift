@@ -1,0 +1,61 @@
+public import Foundation
+
+#if canImport(FoundationNetworking)
+    public import FoundationNetworking
+#endif
+
+/// A concrete copy of an endpoint's description that hooks can change: NAL's home for Moya's `endpointClosure`
+/// and Mockingbird's `EndpointToRequestLambda`.
+///
+/// ```swift
+/// let client = Client<GitHub>(endpointMapping: { target in
+///     Endpoint(target).adding(headers: ["X-Request-ID": UUID().uuidString])
+/// })
+/// ```
+public struct Endpoint: RemoteService {
+    /// See `RemoteService.baseURL`.
+    public var baseURL: URL
+    /// See `RemoteService.path`.
+    public var path: String
+    /// See `RemoteService.method`.
+    public var method: HTTPMethod
+    /// See `RemoteService.requestType`.
+    public var requestType: RequestType
+    /// See `RemoteService.headers`.
+    public var headers: [String: String]?
+    /// See `RemoteService.validation`.
+    public var validation: RequestValidation
+    /// See `RemoteService.testData`.
+    public var testData: Data
+    /// See `RemoteService.timeout`.
+    public var timeout: TimeInterval?
+    /// See `RemoteService.cachePolicy`.
+    public var cachePolicy: URLRequest.CachePolicy?
+
+    /// Copies every property of `service`.
+    public init(_ service: some RemoteService) {
+        baseURL = service.baseURL
+        path = service.path
+        method = service.method
+        requestType = service.requestType
+        headers = service.headers
+        validation = service.validation
+        testData = service.testData
+        timeout = service.timeout
+        cachePolicy = service.cachePolicy
+    }
+
+    /// This endpoint with `headers` added; they replace existing headers of the same name.
+    public func adding(headers newHeaders: [String: String]) -> Endpoint {
+        var copy = self
+        copy.headers = (headers ?? [:]).merging(newHeaders) { _, new in new }
+        return copy
+    }
+
+    /// This endpoint with another request type.
+    public func replacing(requestType newRequestType: RequestType) -> Endpoint {
+        var copy = self
+        copy.requestType = newRequestType
+        return copy
+    }
+}

@@ -1,0 +1,49 @@
+public import Foundation
+
+#if canImport(FoundationNetworking)
+    public import FoundationNetworking
+#endif
+
+/// A response as the transport returned it, with the request that was sent.
+public struct Response: Sendable {
+    /// The HTTP status code.
+    public let statusCode: Int
+    /// The response headers, with case-insensitive lookup.
+    public let headers: HTTPHeaders
+    /// The body.
+    public let data: Data
+    /// The request that was sent (after hooks and middleware).
+    public let request: URLRequest
+    /// Foundation's response object.
+    public let httpResponse: HTTPURLResponse
+    /// When the call started and how long it took.
+    public let timing: ResponseTiming
+
+    /// Creates a response; transports and stubs call this.
+    public init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data, timing: ResponseTiming) {
+        self.request = request
+        self.httpResponse = httpResponse
+        self.data = data
+        self.timing = timing
+        statusCode = httpResponse.statusCode
+        var fields: [(name: String, value: String)] = []
+        for (name, value) in httpResponse.allHeaderFields {
+            fields.append((name: "\(name)", value: "\(value)"))
+        }
+        headers = HTTPHeaders(fields)
+    }
+}
+
+/// When a call started and how long it took.
+public struct ResponseTiming: Sendable, Equatable {
+    /// Wall-clock start, for logs.
+    public let start: Date
+    /// Monotonic duration from handing the request to the transport until the whole body arrived.
+    public let duration: Duration
+
+    /// Creates a timing.
+    public init(start: Date, duration: Duration) {
+        self.start = start
+        self.duration = duration
+    }
+}

@@ -1,0 +1,80 @@
+public import Foundation
+
+#if canImport(FoundationNetworking)
+    public import FoundationNetworking
+#endif
+
+/// Sends a prepared request and returns the whole response. `URLSessionTransport` talks to the network; middleware
+/// wraps a transport; stubbing provides transports that answer from memory.
+///
+/// A transport returns every response it receives, whatever its status code: validation is the Client's job.
+public protocol Transport: Sendable {
+    /// Sends `request` and returns its response. `context` says which endpoint it came from and how to send it.
+    func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response
+}
+
+/// What a transport knows about a request besides the `URLRequest` itself.
+public struct TransportContext: Sendable {
+    /// The endpoint the request was prepared from, as the caller wrote it.
+    public let endpoint: any RemoteService
+    /// Whether this is a plain data request, an upload or a download.
+    public let kind: RequestKind
+    /// Per-call options.
+    public let options: RequestOptions
+
+    /// Creates a context.
+    public init(endpoint: any RemoteService, kind: RequestKind = .data, options: RequestOptions = RequestOptions()) {
+        self.endpoint = endpoint
+        self.kind = kind
+        self.options = options
+    }
+}
+
+/// How a request's body travels.
+public enum RequestKind: Sendable {
+    /// The body, if any, is in the `URLRequest`; the response body is kept in memory.
+    case data
+    /// The body comes from this source.
+    case upload(UploadSource)
+    /// The response body goes to a file.
+    case download(DownloadDestination)
+}
+
+/// Where an upload's body comes from.
+public enum UploadSource: Sendable {
+    /// Bytes in memory.
+    case data(Data)
+    /// A file's contents.
+    case file(URL)
+    /// A `multipart/form-data` body made of these parts.
+    case multipart([MultipartFormBodyPart])
+}
+
+/// Options for one call.
+public struct RequestOptions: Sendable {
+    /// A timeout for this call in seconds, overriding the endpoint's.
+    public var timeout: TimeInterval?
+    /// The most bytes of body to keep in memory for this call, overriding the transport's limit.
+    public var maximumResponseSize: Int?
+
+    /// Creates options; `nil` keeps the endpoint's or transport's setting.
+    public init(timeout: TimeInterval? = nil, maximumResponseSize: Int? = nil) {
+        self.timeout = timeout
+        self.maximumResponseSize = maximumResponseSize
+    }
+}
+
+extension RequestType {
+    /// How a request of this type travels.
+    public var kind: RequestKind {
+        switch self {
+        case .uploadData(let data): .upload(.data(data))
+        case .uploadFile(let url): .upload(.file(url))
+        case .uploadMultipart(let parts), .uploadCompositeMultipart(let parts, _): .upload(.multipart(parts))
+        case .download(let destination), .downloadParameters(_, _, let destination): .download(destination)
+        case .plain, .data, .jsonEncodable, .customJSONEncodable, .parameters, .compositeData, .compositeParameters,
+            .encodableQuery, .formEncodable:
+            .data
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import NALCore
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("Client over an in-memory transport")
+struct ClientTests {
+    struct User: Decodable, Equatable {
+        var login: String
+        var id: Int
+    }
+
+    static let usersJSON = Data(#"{"data":{"items":[{"login":"ada","id":1},{"login":"grace","id":2}]},"count":2}"#.utf8)
+
+    @Test(
+        "validation runs after the transport, following endpoint.validation",
+        arguments: [
+            (200, RequestValidation.successCodes, true), (299, .successCodes, true), (302, .successCodes, false),
+            (418, .successCodes, false), (302, .successAndRedirectCodes, true), (404, .successAndRedirectCodes, false),
+            (418, .customCodes([418]), true), (200, .customCodes([201]), false), (500, RequestValidation.none, true),
+        ]
+    )
+    func validation(status: Int, validation: RequestValidation, accepted: Bool) async throws {
+        let client = Client<TestEndpoint>(transport: MemoryTransport(status: status, body: Data("x".utf8)))
+        do {
+            let response = try await client.request(TestEndpoint(validation: validation))
+            #expect(accepted)
+            #expect(response.statusCode == status)
+        } catch {
+            #expect(!accepted)
+            guard case NALError.unacceptableStatusCode(let response) = error else {
+                Issue.record("expected unacceptableStatusCode, got \(error)")
+                return
+            }
+            #expect(response.statusCode == status)
+            #expect(error.response?.data == Data("x".utf8))
+        }
+    }
+
+    @Test("decoding the body, a key path, and failures that keep the response")
+    func decoding() async throws {
+        let client = Client<TestEndpoint>(transport: MemoryTransport(body: Self.usersJSON))
+        let users = try await client.request(TestEndpoint(), as: [User].self, atKeyPath: "data.items")
+        #expect(users == [User(login: "ada", id: 1), User(login: "grace", id: 2)])
+        #expect(try await client.request(TestEndpoint(), as: Int.self, atKeyPath: "count") == 2)
+        #expect(try await client.request(TestEndpoint(), as: User.self, atKeyPath: "data.items.1").login == "grace")
+
+        do {
+            _ = try await client.request(TestEndpoint(), as: User.self, atKeyPath: "data.missing")
+            Issue.record("a missing key path decoded")
+        } catch {
+            guard case NALError.decoding(let failure) = error else {
+                Issue.record("expected decoding, got \(error)")
+                return
+            }
+            #expect(failure.keyPath == "data.missing")
+            #expect(failure.type == "User")
+            #expect(error.response?.data == Self.usersJSON)
+            #expect("\(error)".contains("Decoding User at key path 'data.missing' failed"))
+        }
+    }
+
+    @Test("response helpers: string, json, filters, case-insensitive headers")
+    func responseHelpers() async throws {
+        let response = try await Client<TestEndpoint>(transport: MemoryTransport(body: Self.usersJSON)).request(
+            TestEndpoint())
+        #expect(response.string()?.hasPrefix("{\"data\"") == true)
+        guard case .dictionary(let object) = try response.json() else {
+            Issue.record("json() is not an object")
+            return
+        }
+        #expect(object["count"] == 2)
+        #expect(response.headers["content-type"] == "application/json")
+        #expect(response.headers["CONTENT-TYPE"] == "application/json")
+        #expect(try response.filterSuccessfulStatusCodes().statusCode == 200)
+        #expect(throws: NALError.self) { _ = try response.filter(statusCodes: 300..<400) }
+    }
+
+    @Test("endpointMapping adds headers and swaps the request type; willSend runs last, asynchronously")
+    func hooks() async throws {
+        let transport = MemoryTransport()
+        let client = Client<TestEndpoint>(
+            transport: transport,
+            endpointMapping: { target in
+                Endpoint(target).adding(headers: ["X-Mapped": "1"]).replacing(
+                    requestType: .parameters(["v": 2], encoding: URLEncoding.queryString))
+            },
+            willSend: { request, _ in
+                try? await Task.sleep(for: .milliseconds(1))
+                var request = request
+                try request.setValidatedHeader("signed", forName: "X-Signature")
+                return request
+            })
+        _ = try await client.request(TestEndpoint(path: "x", headers: ["X-Own": "a"]))
+        let sent = try #require(transport.requests.first)
+        #expect(sent.value(forHTTPHeaderField: "X-Own") == "a")
+        #expect(sent.value(forHTTPHeaderField: "X-Mapped") == "1")
+        #expect(sent.value(forHTTPHeaderField: "X-Signature") == "signed")
+        #expect(sent.url?.absoluteString == "https://api.example.com/v1/x?v=2")
+    }
+
+    @Test("a failing hook or bad endpoint is an NALError before anything is sent")
+    func hookFailure() async {
+        let transport = MemoryTransport()
+        struct Refused: Error {}
+        let client = Client<TestEndpoint>(transport: transport, willSend: { _, _ in throw Refused() })
+        do {
+            _ = try await client.request(TestEndpoint())
+            Issue.record("a failing hook let the request through")
+        } catch {
+            guard case .hookFailed(let underlying) = error else {
+                Issue.record("expected hookFailed, got \(error)")
+                return
+            }
+            #expect(underlying is Refused)
+        }
+        let bad = Client<TestEndpoint>(transport: transport)
+        await #expect(throws: NALError.self) { try await bad.request(TestEndpoint(headers: ["X": "a\nb"])) }
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test("completion handler on the given queue, and its Cancellable")
+    func completionHandler() async throws {
+        let queue = DispatchQueue(label: "nal.tests.callback")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        let client = Client<TestEndpoint>(transport: MemoryTransport(body: Data("ok".utf8)))
+        let result: Result<Response, NALError> = await withCheckedContinuation { continuation in
+            client.request(TestEndpoint(), callbackQueue: queue) { result in
+                #expect(DispatchQueue.getSpecific(key: key) == true)
+                continuation.resume(returning: result)
+            }
+        }
+        #expect(try result.get().string() == "ok")
+
+        let slow = Client<TestEndpoint>(transport: MemoryTransport(delay: .seconds(30)))
+        let cancelled: Result<Response, NALError> = await withCheckedContinuation { continuation in
+            let token = slow.request(TestEndpoint(), callbackQueue: queue) { continuation.resume(returning: $0) }
+            #expect(!token.isCancelled)
+            token.cancel()
+            #expect(token.isCancelled)
+        }
+        guard case .failure(.cancelled) = cancelled else {
+            Issue.record("expected .cancelled, got \(cancelled)")
+            return
+        }
+    }
+
+    @Test("identical concurrent requests share one call when de-duplication is on")
+    func deduplication() async throws {
+        let transport = MemoryTransport(body: Data("shared".utf8), delay: .milliseconds(200))
+        let client = Client<TestEndpoint>(transport: transport, deduplicatesRequests: true)
+        let bodies = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<50 { group.addTask { try await client.request(TestEndpoint(path: "same")).string() } }
+            group.addTask { try await client.request(TestEndpoint(path: "other")).string() }
+            return try await group.reduce(into: [String?]()) { $0.append($1) }
+        }
+        #expect(bodies.count == 51)
+        #expect(bodies.allSatisfy { $0 == "shared" })
+        #expect(transport.requests.count == 2)
+
+        let plain = MemoryTransport(delay: .milliseconds(50))
+        let undeduplicated = Client<TestEndpoint>(transport: plain)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<5 { group.addTask { _ = try await undeduplicated.request(TestEndpoint(path: "same")) } }
+            try await group.waitForAll()
+        }
+        #expect(plain.requests.count == 5)
+    }
+
+    @Test("cancelling every caller of a shared call cancels it")
+    func deduplicatedCancellation() async {
+        let client = Client<TestEndpoint>(transport: MemoryTransport(delay: .seconds(30)), deduplicatesRequests: true)
+        let first = Task { try await client.request(TestEndpoint()) }
+        let second = Task { try await client.request(TestEndpoint()) }
+        try? await Task.sleep(for: .milliseconds(50))
+        first.cancel()
+        second.cancel()
+        for task in [first, second] {
+            do {
+                _ = try await task.value
+                Issue.record("a cancelled call succeeded")
+            } catch {
+                guard case NALError.cancelled = error else {
+                    Issue.record("expected cancelled, got \(error)")
+                    continue
+                }
+            }
+        }
+    }
+}

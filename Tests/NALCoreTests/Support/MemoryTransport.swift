@@ -1,0 +1,37 @@
+import Foundation
+import NALCore
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Answers every request from memory with a fixed status and body, and records what it was sent.
+final class MemoryTransport: Transport {
+    let status: Int
+    let body: Data
+    let delay: Duration?
+    private let sent = Mutex<[URLRequest]>([])
+
+    init(status: Int = 200, body: Data = Data(), delay: Duration? = nil) {
+        self.status = status
+        self.body = body
+        self.delay = delay
+    }
+
+    var requests: [URLRequest] { sent.withLock { $0 } }
+
+    func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
+        sent.withLock { $0.append(request) }
+        if let delay {
+            do { try await Task.sleep(for: delay) } catch { throw .cancelled }
+        }
+        guard let url = request.url,
+            let http = HTTPURLResponse(
+                url: url, statusCode: status, httpVersion: "HTTP/1.1",
+                headerFields: ["Content-Type": "application/json"])
+        else { throw .transport(URLError(.badURL)) }
+        return Response(
+            request: request, httpResponse: http, data: body, timing: ResponseTiming(start: Date(), duration: .zero))
+    }
+}
