@@ -89,6 +89,8 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         var response: HTTPURLResponse?
         var body = Data()
         var failure: NALError?
+        /// The 401 or 407 of a declined authentication challenge; the call returns it.
+        var challengeResponse: HTTPURLResponse?
 
         init(limit: Int, continuation: UnsafeContinuation<Outcome, Never>) {
             self.limit = limit
@@ -178,12 +180,28 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         completionHandler(next)
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (response, body, failure) = lock.withLock { () -> (HTTPURLResponse?, Data, NALError?) in
-            guard let state = states[task.taskIdentifier] else { return (nil, Data(), nil) }
-            return (state.response, state.body, state.failure)
+    /// Credentials travel in headers the caller sets, so a challenge (a 401 with `WWW-Authenticate`) is declined
+    /// and the call returns the 401 itself. On Linux, default handling waits forever and declining cancels the
+    /// task, so the challenge's response is kept here and returned when the task ends.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        if let response = challenge.failureResponse as? HTTPURLResponse {
+            lock.withLock { states[task.taskIdentifier]?.challengeResponse = response }
         }
-        if let failure {
+        completionHandler(.rejectProtectionSpace, nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let (response, body, failure, challenged) = lock.withLock {
+            () -> (HTTPURLResponse?, Data, NALError?, HTTPURLResponse?) in
+            guard let state = states[task.taskIdentifier] else { return (nil, Data(), nil, nil) }
+            return (state.response, state.body, state.failure, state.challengeResponse)
+        }
+        if let challenged, failure == nil, (error as? URLError)?.code == .cancelled || error == nil {
+            finish(task.taskIdentifier, with: .success((response ?? challenged, body)))
+        } else if let failure {
             finish(task.taskIdentifier, with: .failure(failure))
         } else if let error {
             finish(task.taskIdentifier, with: .failure(Self.nalError(error, url: task.originalRequest?.url)))
