@@ -2,9 +2,9 @@ import Foundation
 
 enum BenchMain {
     /// Every scenario; a module adds its own list here.
-    static let allScenarios = Benchmark.prepareScenarios + Benchmark.logScenarios
+    static let allScenarios = Benchmark.prepareScenarios + Benchmark.logScenarios + Benchmark.clientScenarios
 
-    static func run(_ options: BenchOptions) -> Int32 {
+    static func run(_ options: BenchOptions) async -> Int32 {
         BenchLogging.setUp()
         let selected: [Benchmark]
         do {
@@ -16,7 +16,7 @@ enum BenchMain {
         var results: [Measurement] = []
         for benchmark in selected {
             do {
-                results.append(try Runner.measure(benchmark, limits: options.quick ? .quick : .full))
+                results.append(try await Runner.measure(benchmark, limits: options.quick ? .quick : .full))
             } catch {
                 FileHandle.standardError.write(Data("Error: scenario \(benchmark.name) threw: \(error)\n".utf8))
                 return 1

@@ -4,9 +4,9 @@ struct Benchmark: Sendable {
     let name: String
     /// The name of the hand-written Foundation job this one is compared with, if any.
     let baseline: String?
-    let run: @Sendable (_ iterations: Int) throws -> Void
+    let run: @Sendable (_ iterations: Int) async throws -> Void
 
-    init(_ name: String, baseline: String? = nil, run: @escaping @Sendable (_ iterations: Int) throws -> Void) {
+    init(_ name: String, baseline: String? = nil, run: @escaping @Sendable (_ iterations: Int) async throws -> Void) {
         self.name = name
         self.baseline = baseline
         self.run = run

@@ -30,16 +30,16 @@ enum Runner {
     /// Operations per timed sample: enough that clock reads are noise, few enough for useful percentiles.
     static let batch = 64
 
-    static func measure(_ benchmark: Benchmark, limits: RunLimits) throws -> Measurement {
+    static func measure(_ benchmark: Benchmark, limits: RunLimits) async throws -> Measurement {
         let clock = ContinuousClock()
         let warmUpEnd = clock.now.advanced(by: limits.warmUp)
-        while clock.now < warmUpEnd { try benchmark.run(batch) }
+        while clock.now < warmUpEnd { try await benchmark.run(batch) }
 
         // Allocations are deterministic, so one counted batch after warm-up is exact.
         let mallocsPerOp: Double?
         if nal_malloc_counting_available() == 1 {
             let before = nal_malloc_count()
-            try benchmark.run(batch)
+            try await benchmark.run(batch)
             mallocsPerOp = Double(nal_malloc_count() - before) / Double(batch)
         } else {
             mallocsPerOp = nil
@@ -51,7 +51,7 @@ enum Runner {
         let end = clock.now.advanced(by: limits.maxTime)
         while iterations < limits.maxIterations {
             let start = clock.now
-            try benchmark.run(batch)
+            try await benchmark.run(batch)
             let stop = clock.now
             samples.append(Double((stop - start).nanoseconds) / Double(batch))
             iterations += batch

@@ -2,14 +2,22 @@ import Foundation
 
 enum Report {
     static func table(_ results: [Measurement]) -> String {
-        let header = ["scenario", "p50 ns", "p90 ns", "p99 ns", "mallocs/op", "ops/s", "NAL ÷ baseline"]
+        let p50ByName = Dictionary(results.map { ($0.name, $0.p50) }, uniquingKeysWith: { first, _ in first })
+        let header = [
+            "scenario", "p50 ns", "p90 ns", "p99 ns", "mallocs/op", "ops/s", "NAL ÷ baseline", "NAL − baseline",
+        ]
         let rows = results.map { result in
             [
                 result.name,
                 format(result.p50), format(result.p90), format(result.p99),
                 result.mallocsPerOp.map { format($0) } ?? "n/a",
                 format(result.throughputPerSecond, decimals: 0),
-                result.ratio.map { String(format: "%.3f (%.1f× faster)", $0, 1 / $0) } ?? "",
+                result.ratio.map {
+                    $0 <= 1
+                        ? String(format: "%.3f (%.1f× faster)", $0, 1 / $0)
+                        : String(format: "%.3f (%.2f× slower)", $0, $0)
+                } ?? "",
+                result.baseline.flatMap { p50ByName[$0] }.map { String(format: "%+.0f ns", result.p50 - $0) } ?? "",
             ]
         }
         let widths = header.indices.map { column in

@@ -32,4 +32,4 @@ if options.help {
         exit(64)
     }
 #endif
-exit(BenchMain.run(options))
+exit(await BenchMain.run(options))

@@ -108,3 +108,56 @@ struct READMEExamplesTests {
                 == .invalidHeaderValue(name: "X-Trace", problem: "contains CR (0x0D) at byte offset 1"))
     }
 }
+
+struct Repository: Decodable, Sendable {
+    var fullName: String
+}
+
+/// The README's Client example, compiled verbatim; `clientExampleRuns` executes the same calls from memory.
+func readmeClientExample() async throws {
+    // README: begin client
+    let client = Client<GitHub>()
+
+    let zen = try await client.request(.zen).string()
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    let repositories = try await client.request(
+        .search(query: "swift nio", page: 1), as: [Repository].self, atKeyPath: "items", using: decoder)
+
+    do {
+        _ = try await client.request(.userProfile("no-such-user"))
+    } catch {
+        // error.response?.statusCode == 404: the whole response is kept
+    }
+
+    let token = client.request(.zen, callbackQueue: .global()) { result in
+        switch result {
+        case .success(let response): print(response.statusCode)
+        case .failure(let error): print(error)
+        }
+    }
+    token.cancel()  // the completion handler then receives NALError.cancelled
+    // README: end client
+    _ = (zen, repositories)
+}
+
+@Suite("README client example")
+struct READMEClientExampleTests {
+    @Test("the README's calls work over an in-memory transport")
+    func clientExampleRuns() async throws {
+        let body = Data(#"{"items":[{"full_name":"apple/swift-nio"}]}"#.utf8)
+        let client = Client<GitHub>(transport: MemoryTransport(body: body))
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let repositories = try await client.request(
+            .search(query: "swift nio", page: 1), as: [Repository].self, atKeyPath: "items", using: decoder)
+        #expect(repositories.map(\.fullName) == ["apple/swift-nio"])
+        let missing = Client<GitHub>(transport: MemoryTransport(status: 404))
+        do {
+            _ = try await missing.request(.userProfile("no-such-user"))
+            Issue.record("a 404 passed validation")
+        } catch {
+            #expect(error.response?.statusCode == 404)
+        }
+    }
+}

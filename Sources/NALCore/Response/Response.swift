@@ -8,8 +8,11 @@ public import Foundation
 public struct Response: Sendable {
     /// The HTTP status code.
     public let statusCode: Int
-    /// The response headers, with case-insensitive lookup.
-    public let headers: HTTPHeaders
+    /// The response headers, with case-insensitive lookup. Built on access, so a caller that never reads headers
+    /// never pays for copying them out of Foundation's dictionary.
+    public var headers: HTTPHeaders {
+        HTTPHeaders(httpResponse.allHeaderFields.map { (name: "\($0.key)", value: "\($0.value)") })
+    }
     /// The body.
     public let data: Data
     /// The request that was sent (after hooks and middleware).
@@ -26,11 +29,6 @@ public struct Response: Sendable {
         self.data = data
         self.timing = timing
         statusCode = httpResponse.statusCode
-        var fields: [(name: String, value: String)] = []
-        for (name, value) in httpResponse.allHeaderFields {
-            fields.append((name: "\(name)", value: "\(value)"))
-        }
-        headers = HTTPHeaders(fields)
     }
 }
 
