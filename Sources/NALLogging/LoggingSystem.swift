@@ -1,12 +1,11 @@
 import Foundation
-import Synchronization
 
 /// Process-wide logging set-up: where entries go and which levels are enabled.
 ///
 /// Without any call, entries at `notice` and above go to standard error, and `NAL_LOG` can change the levels.
 /// Call `bootstrap` once at start-up to choose sinks; tests use `bootstrapForTesting`, which may be called again.
 public enum LoggingSystem {
-    struct State {
+    struct State: Sendable {
         var configuration: LogConfiguration
         var sinks: [any LogSink]
         var revealPrivateValues = false
@@ -14,7 +13,7 @@ public enum LoggingSystem {
         var thresholds: [String: LevelThreshold] = [:]
     }
 
-    private static let state = Mutex(initialState())
+    private static let state = Locked(initialState())
 
     private static func initialState() -> State {
         let environment = ProcessInfo.processInfo.environment

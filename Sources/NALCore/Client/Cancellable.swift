@@ -1,10 +1,11 @@
+import NALLogging
 import Synchronization
 
 /// A handle to a call made with a completion handler. `cancel()` cancels the underlying request; the completion
 /// handler then receives `NALError.cancelled`.
 public final class Cancellable: Sendable {
     private let cancelled = Atomic<Bool>(false)
-    private let task: Mutex<Task<Void, Never>?> = Mutex(nil)
+    private let task = Locked<Task<Void, Never>?>(nil)
 
     init() {}
 

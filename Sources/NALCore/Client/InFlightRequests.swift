@@ -1,3 +1,4 @@
+import NALLogging
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -37,7 +38,7 @@ final class InFlightRequests: Sendable {
         }
     }
 
-    private let entries = Mutex<[Key: Entry]>([:])
+    private let entries = Locked<[Key: Entry]>([:])
 
     func run(_ request: URLRequest, operation: @escaping @Sendable () async -> Outcome) async -> Outcome {
         let key = Key(request)

@@ -1,4 +1,4 @@
-import Synchronization
+import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -9,7 +9,8 @@ import Synchronization
 /// Writes whole lines to a file descriptor under a lock, so lines from concurrent tasks never interleave.
 final class FileDescriptorWriter: Sendable {
     private let fileDescriptor: Int32
-    private let lock = Mutex(())
+    /// Guards no value, only the order of whole lines; an NSLock so ThreadSanitizer sees it (see `Locked`).
+    private let lock = NSLock()
 
     init(fileDescriptor: Int32) {
         self.fileDescriptor = fileDescriptor
@@ -18,7 +19,7 @@ final class FileDescriptorWriter: Sendable {
     func writeLine(_ line: String) {
         var bytes = Array(line.utf8)
         bytes.append(UInt8(ascii: "\n"))
-        lock.withLock { _ in
+        lock.withLock {
             bytes.withUnsafeBytes { buffer in
                 var offset = 0
                 while offset < buffer.count {

@@ -1,8 +1,6 @@
-import Synchronization
-
 /// Keeps entries in memory, for tests.
 public final class InMemorySink: LogSink {
-    private let storage = Mutex<[LogEntry]>([])
+    private let storage = Locked<[LogEntry]>([])
 
     /// Creates an empty sink.
     public init() {}

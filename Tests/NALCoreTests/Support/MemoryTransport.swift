@@ -1,6 +1,6 @@
 import Foundation
 import NALCore
-import Synchronization
+import NALLogging
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -11,7 +11,7 @@ final class MemoryTransport: Transport {
     let status: Int
     let body: Data
     let delay: Duration?
-    private let sent = Mutex<[URLRequest]>([])
+    private let sent = Locked<[URLRequest]>([])
 
     init(status: Int = 200, body: Data = Data(), delay: Duration? = nil) {
         self.status = status
