@@ -10,23 +10,27 @@ struct CLIProcessTests {
         var standardError: String
     }
 
-    /// The executable sits next to the test bundle in the build products folder; `NAL_CLI_PATH` overrides that.
-    static func executableURL() throws -> URL {
-        if let path = ProcessInfo.processInfo.environment["NAL_CLI_PATH"] {
+    /// Executables sit next to the test bundle in the build products folder; `NAL_CLI_PATH` overrides nal-cli's.
+    static func executableURL(_ name: String = "nal-cli") throws -> URL {
+        if name == "nal-cli", let path = ProcessInfo.processInfo.environment["NAL_CLI_PATH"] {
             return URL(fileURLWithPath: path)
         }
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("nal-cli")
+            let candidate = directory.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             directory.deleteLastPathComponent()
         }
-        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "nal-cli near \(CommandLine.arguments[0])"])
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "\(name) near \(CommandLine.arguments[0])"])
     }
 
     static func run(_ arguments: String...) throws -> Result {
+        try run(executable: "nal-cli", arguments)
+    }
+
+    static func run(executable: String, _ arguments: [String]) throws -> Result {
         let process = Process()
-        process.executableURL = try executableURL()
+        process.executableURL = try executableURL(executable)
         process.arguments = arguments
         let output = Pipe()
         let error = Pipe()
@@ -80,5 +84,63 @@ struct CLIProcessTests {
         let extra = try Self.run("demo", "--bogus")
         #expect(extra.status == 64)
         #expect(extra.standardError.hasPrefix("Error: unexpected argument '--bogus' for 'demo'"))
+    }
+}
+
+/// `nal-bench` as a process: its guard against debug builds and its allocation gate's exit codes.
+@Suite("nal-bench as a process")
+struct BenchProcessTests {
+    func thresholds(_ json: String) throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "nal-thresholds-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data(json.utf8).write(to: directory.appendingPathComponent("test.json"))
+        return directory.path
+    }
+
+    @Test("a debug build refuses to run without --allow-debug; a release build runs")
+    func refusesDebug() throws {
+        let result = try CLIProcessTests.run(executable: "nal-bench", ["--quick", "--filter", "^log\\.disabled$"])
+        #if DEBUG
+            #expect(result.status == 64)
+            #expect(result.standardError.hasPrefix("Error: nal-bench was built in debug mode"))
+        #else
+            #expect(result.status == 0)
+        #endif
+    }
+
+    @Test("--check exits 0 within thresholds and 2 above them; the table shows the scenario")
+    func gate() throws {
+        let generous = try thresholds(#"{"log.disabled": 1000}"#)
+        let passing = try CLIProcessTests.run(
+            executable: "nal-bench",
+            ["--allow-debug", "--quick", "--filter", "^log\\.disabled$", "--check", "--thresholds", generous])
+        #expect(passing.status == 0, "\(passing.standardError)")
+        #expect(passing.standardOutput.contains("log.disabled"))
+        #expect(passing.standardOutput.contains("check: ok   log.disabled"))
+
+        let impossible = try thresholds(#"{"log.disabled": -1}"#)
+        let failing = try CLIProcessTests.run(
+            executable: "nal-bench",
+            ["--allow-debug", "--quick", "--filter", "^log\\.disabled$", "--check", "--thresholds", impossible])
+        #expect(failing.status == 2)
+        #expect(failing.standardOutput.contains("check: FAIL log.disabled"))
+    }
+
+    @Test("--format json is machine-readable")
+    func json() throws {
+        let result = try CLIProcessTests.run(
+            executable: "nal-bench", ["--allow-debug", "--quick", "--filter", "^log\\.disabled$", "--format", "json"])
+        #expect(result.status == 0)
+        let decoded = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]]
+        #expect(decoded?.first?["name"] as? String == "log.disabled")
+        #expect(decoded?.first?["p50"] is Double)
+    }
+
+    @Test("usage errors exit 64")
+    func usage() throws {
+        let result = try CLIProcessTests.run(executable: "nal-bench", ["--allow-debug", "--format", "xml"])
+        #expect(result.status == 64)
+        #expect(result.standardError.hasPrefix("Error: unknown format 'xml'"))
     }
 }
