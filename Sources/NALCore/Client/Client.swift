@@ -89,6 +89,14 @@ public final class Client<Service: RemoteService>: Sendable {
         return token
     }
 
+    /// `Type.case` without associated values: payloads can hold secrets (`.login(password:)`), so logs never
+    /// show them.
+    package static func name(of target: Service) -> String {
+        let caseName = String(describing: target).prefix { $0 != "(" }
+        let typeName = String(describing: Service.self)
+        return caseName == typeName ? typeName : "\(typeName).\(caseName)"
+    }
+
     private func perform(
         _ endpoint: some RemoteService, target: Service, options: RequestOptions
     )
@@ -122,12 +130,12 @@ public final class Client<Service: RemoteService>: Sendable {
         let validation = endpoint.validation
         guard validation.accepts(statusCode: response.statusCode) else {
             CoreLog.requestOperation.debug(
-                "\(response.statusCode) from \(String(describing: target), privacy: .public) rejected by validation")
+                "\(response.statusCode) from \(Self.name(of: target), privacy: .public) rejected by validation")
             throw .unacceptableStatusCode(response)
         }
         CoreLog.requestOperation.debug(
             """
-            \(response.statusCode) from \(String(describing: target), privacy: .public), \
+            \(response.statusCode) from \(Self.name(of: target), privacy: .public), \
             \(response.data.count) bytes in \(response.timing.duration.description, privacy: .public)
             """)
         return response

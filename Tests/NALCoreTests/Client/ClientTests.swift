@@ -1,5 +1,6 @@
 import Foundation
 import NALCore
+import NALLogging
 import Synchronization
 import Testing
 
@@ -191,5 +192,52 @@ struct ClientTests {
                 }
             }
         }
+    }
+
+    @Test("after every caller of a shared call cancels, a new identical request starts a fresh call")
+    func freshCallAfterAbandonedOne() async throws {
+        let transport = FirstCallHangs()
+        let client = Client<TestEndpoint>(transport: transport, deduplicatesRequests: true)
+        let abandoned = Task { try await client.request(TestEndpoint()) }
+        try await Task.sleep(for: .milliseconds(50))
+        abandoned.cancel()
+        let fresh = try await client.request(TestEndpoint())
+        #expect(fresh.statusCode == 200)
+        #expect(transport.calls == 2)
+        await #expect(throws: NALError.self) { _ = try await abandoned.value }
+    }
+
+    @Test("logs name the endpoint's case but never its payload")
+    func logsHidePayloads() throws {
+        enum Login: RemoteService {
+            case login(user: String, password: String)
+            var baseURL: URL { URL(string: "https://api.example.com")! }
+            var path: String { "session" }
+            var method: HTTPMethod { .post }
+            var requestType: RequestType { .plain }
+        }
+        #expect(Client<Login>.name(of: .login(user: "ada", password: "hunter2")) == "Login.login")
+        #expect(Client<TestEndpoint>.name(of: TestEndpoint(headers: ["Authorization": "Bearer x"])) == "TestEndpoint")
+    }
+}
+
+/// The first call waits until it is cancelled; later calls answer at once.
+final class FirstCallHangs: Transport {
+    private let count = Locked(0)
+    var calls: Int { count.withLock { $0 } }
+
+    func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
+        let call = count.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        if call == 1 {
+            do { try await Task.sleep(for: .seconds(30)) } catch { throw .cancelled }
+        }
+        guard let url = request.url,
+            let http = HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: nil)
+        else { throw .transport(URLError(.badURL)) }
+        return Response(
+            request: request, httpResponse: http, data: Data(), timing: ResponseTiming(start: Date(), duration: .zero))
     }
 }
