@@ -42,8 +42,10 @@ public final class URLSessionTransport: Transport {
         var request = request
         if let timeout = context.options.timeout { request.timeoutInterval = timeout }
         switch context.kind {
-        case .data, .download:
+        case .data:
             break
+        case .download:
+            throw .invalidRequest(.unsupportedRequestType("download"))
         case .upload(.data(let body)):
             request.httpBody = body
         case .upload(.file(let file)):
@@ -54,9 +56,6 @@ public final class URLSessionTransport: Transport {
             }
         case .upload(.multipart):
             throw .invalidRequest(.unsupportedRequestType("uploadMultipart"))
-        }
-        if case .download = context.kind {
-            throw .invalidRequest(.unsupportedRequestType("download"))
         }
 
         let limit = context.options.maximumResponseSize ?? maximumResponseSize

@@ -317,4 +317,52 @@ struct HTTPBinIntegrationTests {
         }
         #expect(try result.get().statusCode == 201)
     }
+
+    @Test("uploads of bytes and of a file arrive exactly; multipart and downloads say they are not supported yet")
+    func uploads() async throws {
+        let bytes = try await client.request(
+            HTTPBin.endpoint(
+                "anything", method: .post, requestType: .uploadData(Data("bytes up".utf8)),
+                headers: ["Content-Type": "text/plain"]),
+            as: Echo.self)
+        #expect(bytes.data == "bytes up")
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("nal-upload-\(UUID().uuidString).txt")
+        try Data("file up".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let fromFile = try await client.request(
+            HTTPBin.endpoint(
+                "anything", method: .put, requestType: .uploadFile(file), headers: ["Content-Type": "text/plain"]),
+            as: Echo.self)
+        #expect(fromFile.data == "file up")
+
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("nal-missing-\(UUID().uuidString)")
+        do {
+            _ = try await client.request(HTTPBin.endpoint("anything", method: .put, requestType: .uploadFile(missing)))
+            Issue.record("a missing file was uploaded")
+        } catch {
+            guard case .transport(let urlError) = error else {
+                Issue.record("expected transport, got \(error)")
+                return
+            }
+            #expect(urlError.code == .cannotOpenFile)
+        }
+
+        let part = MultipartFormBodyPart(provider: .data(Data("x".utf8)), name: "file")
+        for (requestType, name) in [
+            (RequestType.uploadMultipart([part]), "uploadMultipart"),
+            (.download(.file(FileManager.default.temporaryDirectory.appendingPathComponent("nal-dl"))), "download"),
+        ] {
+            do {
+                _ = try await client.request(HTTPBin.endpoint("anything", method: .post, requestType: requestType))
+                Issue.record("\(name) claimed to work")
+            } catch {
+                guard case .invalidRequest(.unsupportedRequestType(let reported)) = error else {
+                    Issue.record("expected unsupportedRequestType, got \(error)")
+                    continue
+                }
+                #expect(reported == name)
+            }
+        }
+    }
 }
