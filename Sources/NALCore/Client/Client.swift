@@ -102,7 +102,8 @@ public final class Client<Service: RemoteService>: Sendable {
     )
         async throws(NALError) -> Response
     {
-        var request = try endpoint.urlRequest()
+        let prepared = try endpoint.preparedRequest()
+        var request = prepared.request
         if let willSend {
             do {
                 request = try await willSend(request, target)
@@ -112,7 +113,7 @@ public final class Client<Service: RemoteService>: Sendable {
                 throw .hookFailed(error)
             }
         }
-        let context = TransportContext(endpoint: target, kind: endpoint.requestType.kind, options: options)
+        let context = TransportContext(endpoint: target, kind: prepared.kind, options: options)
         let response: Response
         if let inFlight {
             let transport = transport

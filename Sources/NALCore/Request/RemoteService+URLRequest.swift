@@ -19,6 +19,12 @@ extension RemoteService {
     /// and the body is encoded according to `requestType`. Upload and download bodies are not set here: the
     /// transport streams them. Every failure is an `NALError` that names the part that is wrong.
     public func urlRequest() throws(NALError) -> URLRequest {
+        try preparedRequest().request
+    }
+
+    /// The request and how it travels, from one evaluation of `requestType` (which may build its parameters anew
+    /// on every read).
+    func preparedRequest() throws(NALError) -> (request: URLRequest, kind: RequestKind) {
         let method = method
         guard HTTPToken.isValid(method.rawValue) else { throw .invalidRequest(.invalidMethod(method.rawValue)) }
         let requestType = requestType
@@ -44,7 +50,7 @@ extension RemoteService {
             \(SensitiveHeaders.redactingQuery(of: request.url?.absoluteString ?? ""), privacy: .public) \
             for \(String(describing: Self.self), privacy: .public), body \(request.httpBody?.count ?? 0) bytes
             """)
-        return request
+        return (request, requestType.kind)
     }
 }
 

@@ -207,6 +207,23 @@ struct ClientTests {
         await #expect(throws: NALError.self) { _ = try await abandoned.value }
     }
 
+    @Test("one call evaluates the endpoint's requestType once")
+    func requestTypeEvaluatedOnce() async throws {
+        struct Counting: RemoteService {
+            let reads = Locked(0)
+            var baseURL: URL { URL(string: "https://api.example.com")! }
+            var path: String { "items" }
+            var method: HTTPMethod { .get }
+            var requestType: RequestType {
+                reads.withLock { $0 += 1 }
+                return .parameters(["page": 1], encoding: URLEncoding.default)
+            }
+        }
+        let endpoint = Counting()
+        _ = try await Client<Counting>(transport: MemoryTransport()).request(endpoint)
+        #expect(endpoint.reads.withLock { $0 } == 1)
+    }
+
     @Test("logs name the endpoint's case but never its payload")
     func logsHidePayloads() throws {
         enum Login: RemoteService {
