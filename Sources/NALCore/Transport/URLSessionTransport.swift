@@ -78,27 +78,20 @@ public final class URLSessionTransport: Transport {
 }
 
 /// The session delegate: per-task state keyed by task identifier, under one lock.
-final class SessionTasks: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked: every mutable field lives in `states`, guarded by `lock`; URLSession calls us on its own queue.
+final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
     typealias Outcome = Result<(HTTPURLResponse, Data), NALError>
 
-    final class State {
+    struct State: Sendable {
         let limit: Int
-        var continuation: UnsafeContinuation<Outcome, Never>?
+        let continuation: UnsafeContinuation<Outcome, Never>
         var response: HTTPURLResponse?
         var body = Data()
         var failure: NALError?
         /// The 401 or 407 of a declined authentication challenge; the call returns it.
         var challengeResponse: HTTPURLResponse?
-
-        init(limit: Int, continuation: UnsafeContinuation<Outcome, Never>) {
-            self.limit = limit
-            self.continuation = continuation
-        }
     }
 
-    private let lock = NSLock()
-    private var states: [Int: State] = [:]
+    private let states = Locked<[Int: State]>([:])
     private let redirectPolicy: RedirectPolicy
     private static let log = Logger(nal: .request)
 
@@ -107,7 +100,7 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     }
 
     func start(_ task: URLSessionDataTask, limit: Int, continuation: UnsafeContinuation<Outcome, Never>) {
-        lock.withLock { states[task.taskIdentifier] = State(limit: limit, continuation: continuation) }
+        states.withLock { $0[task.taskIdentifier] = State(limit: limit, continuation: continuation) }
         // A Task cancelled before this point has already run its cancellation handler; don't start the request.
         if Task.isCancelled {
             finish(task.taskIdentifier, with: .failure(.cancelled))
@@ -118,17 +111,12 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     }
 
     private func finish(_ identifier: Int, with outcome: Outcome) {
-        let continuation = lock.withLock { () -> UnsafeContinuation<Outcome, Never>? in
-            let continuation = states[identifier]?.continuation
-            states[identifier] = nil
-            return continuation
-        }
-        continuation?.resume(returning: outcome)
+        states.withLock { $0.removeValue(forKey: identifier) }?.continuation.resume(returning: outcome)
     }
 
     /// Ends the call early with `failure` (the body is too large) and stops the transfer.
     private func abort(_ task: URLSessionTask, with failure: NALError) {
-        lock.withLock { states[task.taskIdentifier]?.failure = failure }
+        states.withLock { $0[task.taskIdentifier]?.failure = failure }
         task.cancel()
     }
 
@@ -136,7 +124,7 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        let limit = lock.withLock { () -> Int? in
+        let limit = states.withLock { states -> Int? in
             states[dataTask.taskIdentifier]?.response = response as? HTTPURLResponse
             return states[dataTask.taskIdentifier]?.limit
         }
@@ -149,10 +137,11 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let overflow = lock.withLock { () -> Int? in
-            guard let state = states[dataTask.taskIdentifier], state.failure == nil else { return nil }
-            state.body.append(data)
-            return state.body.count > state.limit ? state.limit : nil
+        let overflow = states.withLock { states -> Int? in
+            let identifier = dataTask.taskIdentifier
+            guard let limit = states[identifier]?.limit, states[identifier]?.failure == nil else { return nil }
+            states[identifier]?.body.append(data)
+            return (states[identifier]?.body.count ?? 0) > limit ? limit : nil
         }
         if let limit = overflow {
             abort(dataTask, with: .responseTooLarge(limit: limit, url: dataTask.originalRequest?.url))
@@ -187,28 +176,28 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, @unchecked Sendable 
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         if let response = challenge.failureResponse as? HTTPURLResponse {
-            lock.withLock { states[task.taskIdentifier]?.challengeResponse = response }
+            states.withLock { $0[task.taskIdentifier]?.challengeResponse = response }
         }
         completionHandler(.rejectProtectionSpace, nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (response, body, failure, challenged) = lock.withLock {
-            () -> (HTTPURLResponse?, Data, NALError?, HTTPURLResponse?) in
-            guard let state = states[task.taskIdentifier] else { return (nil, Data(), nil, nil) }
-            return (state.response, state.body, state.failure, state.challengeResponse)
-        }
-        if let challenged, failure == nil, (error as? URLError)?.code == .cancelled || error == nil {
-            finish(task.taskIdentifier, with: .success((response ?? challenged, body)))
-        } else if let failure {
-            finish(task.taskIdentifier, with: .failure(failure))
+        guard let state = states.withLock({ $0[task.taskIdentifier] }) else { return }
+        let outcome: Outcome
+        if let challenged = state.challengeResponse, state.failure == nil,
+            error == nil || (error as? URLError)?.code == .cancelled
+        {
+            outcome = .success((state.response ?? challenged, state.body))
+        } else if let failure = state.failure {
+            outcome = .failure(failure)
         } else if let error {
-            finish(task.taskIdentifier, with: .failure(Self.nalError(error, url: task.originalRequest?.url)))
-        } else if let response {
-            finish(task.taskIdentifier, with: .success((response, body)))
+            outcome = .failure(Self.nalError(error, url: task.originalRequest?.url))
+        } else if let response = state.response {
+            outcome = .success((response, state.body))
         } else {
-            finish(task.taskIdentifier, with: .failure(.transport(URLError(.badServerResponse))))
+            outcome = .failure(.transport(URLError(.badServerResponse)))
         }
+        finish(task.taskIdentifier, with: outcome)
     }
 
     static func nalError(_ error: any Error, url: URL?) -> NALError {
