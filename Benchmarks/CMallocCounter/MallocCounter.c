@@ -4,7 +4,18 @@
 
 #include "MallocCounter.h"
 
-#if defined(__GLIBC__)
+// Sanitizers replace the allocator themselves; overriding malloc on top of them crashes at start-up
+// (`swift test --sanitize=thread` builds this target too). Under a sanitizer, counting is reported unavailable.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define NAL_UNDER_SANITIZER 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define NAL_UNDER_SANITIZER 1
+#endif
+
+#if defined(__GLIBC__) && !defined(NAL_UNDER_SANITIZER)
 #include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
