@@ -69,12 +69,4 @@ enum PercentEncoding {
             }
         }
     }
-
-    /// `string` escaped for a query key or value.
-    static func queryEscaped(_ string: String) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity(string.utf8.count)
-        appendQueryEscaped(string, to: &output)
-        return String(decoding: output, as: UTF8.self)
-    }
 }

@@ -80,14 +80,10 @@ public struct URLEncoding: ParameterEncoding {
     ///
     /// An existing query is kept and the parameters are appended after `&`. Empty parameters leave the URL alone.
     public func encode(_ request: URLRequest, with parameters: Parameters) throws -> URLRequest {
-        try encodeTyped(request, with: parameters)
-    }
-
-    func encodeTyped(_ request: URLRequest, with parameters: Parameters) throws(NALError) -> URLRequest {
         var request = request
         let method = request.httpMethod.map(HTTPMethod.init(rawValue:)) ?? .get
         if destination.encodesParametersInURL(for: method) {
-            guard let url = request.url else { throw .invalidRequest(.missingURL) }
+            guard let url = request.url else { throw NALError.invalidRequest(.missingURL) }
             var builder = URLBuilder(url: url)
             try builder.appendQuery(parameters, encoding: self)
             request.url = try builder.makeURL()

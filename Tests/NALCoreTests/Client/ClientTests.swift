@@ -251,10 +251,6 @@ final class FirstCallHangs: Transport {
         if call == 1 {
             do { try await Task.sleep(for: .seconds(30)) } catch { throw .cancelled }
         }
-        guard let url = request.url,
-            let http = HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: nil)
-        else { throw .transport(URLError(.badURL)) }
-        return Response(
-            request: request, httpResponse: http, data: Data(), timing: ResponseTiming(start: Date(), duration: .zero))
+        return try MemoryTransport.response(to: request)
     }
 }

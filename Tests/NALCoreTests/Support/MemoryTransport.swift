@@ -26,6 +26,11 @@ final class MemoryTransport: Transport {
         if let delay {
             do { try await Task.sleep(for: delay) } catch { throw .cancelled }
         }
+        return try Self.response(to: request, status: status, body: body)
+    }
+
+    /// A JSON response to `request`, as a server would send it instantly.
+    static func response(to request: URLRequest, status: Int = 200, body: Data = Data()) throws(NALError) -> Response {
         guard let url = request.url,
             let http = HTTPURLResponse(
                 url: url, statusCode: status, httpVersion: "HTTP/1.1",
