@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Runs NAL's whole test suite on a fresh machine: unit, CLI and integration tests (against a local httpbin), then
-# the allocation gate of the benchmarks. This is the README's test command, and what CI (.ci/run) runs.
+# Runs NAL's whole test suite on a fresh machine: unit, CLI and integration tests (against a local httpbin and the
+# raw-socket fault server in scripts/fault_server.py), then the allocation gate of the benchmarks. This is the
+# README's test command, and what CI (.ci/run) runs.
 #
 #   NAL_SKIP_BENCH=1     skip the release build and allocation gate while iterating locally
 #   NAL_HTTPBIN_URL=...  use an httpbin that is already running instead of starting one
+#   NAL_FAULT_URL=...    use a fault server that is already running instead of starting one
 #
-# With CI=true, an httpbin that cannot be installed or started fails the run; elsewhere the integration tests are
-# skipped and say so.
+# With CI=true, a server that cannot be installed or started fails the run; elsewhere the integration tests that
+# need it are skipped and say so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,14 +18,38 @@ is_ci() { [[ "${CI:-}" == "true" || "${CI:-}" == "1" ]]; }
 HTTPBIN_VENV=.build/httpbin-venv
 HTTPBIN_REQUIREMENTS=("httpbin==0.10.4" "gunicorn==27.0.1")
 HTTPBIN_PID=""
+FAULT_PID=""
 
-stop_httpbin() {
-    if [[ -n "$HTTPBIN_PID" ]] && kill -0 "$HTTPBIN_PID" 2>/dev/null; then
-        kill "$HTTPBIN_PID" 2>/dev/null || true
-        wait "$HTTPBIN_PID" 2>/dev/null || true
-    fi
+stop_servers() {
+    for pid in "$HTTPBIN_PID" "$FAULT_PID"; do
+        if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
+            kill "$pid" 2>/dev/null || true
+            wait "$pid" 2>/dev/null || true
+        fi
+    done
 }
-trap stop_httpbin EXIT
+trap stop_servers EXIT
+
+# The fault server is standard-library Python: it needs no install. It prints `port <n>` once it listens.
+start_fault_server() {
+    mkdir -p .build
+    python3 scripts/fault_server.py > .build/fault-server.log 2>&1 &
+    FAULT_PID=$!
+    for _ in $(seq 1 50); do
+        local port
+        port=$(sed -n 's/^port \([0-9]*\)$/\1/p' .build/fault-server.log)
+        if [[ -n "$port" ]]; then
+            export NAL_FAULT_URL="http://127.0.0.1:$port"
+            echo "== fault server on $NAL_FAULT_URL (pid $FAULT_PID)"
+            return 0
+        fi
+        kill -0 "$FAULT_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "the fault server did not start; its log:" >&2
+    cat .build/fault-server.log >&2 || true
+    return 1
+}
 
 start_httpbin() {
     mkdir -p .build
@@ -60,6 +86,16 @@ if [[ -z "${NAL_HTTPBIN_URL:-}" ]]; then
             exit 1
         fi
         echo "warning: httpbin is not available; integration tests will be skipped." >&2
+    fi
+fi
+
+if [[ -z "${NAL_FAULT_URL:-}" ]]; then
+    if ! start_fault_server; then
+        if is_ci; then
+            echo "Error: CI=true and the fault server could not be started; fault tests cannot run." >&2
+            exit 1
+        fi
+        echo "warning: the fault server is not available; fault tests will be skipped." >&2
     fi
 fi
 
