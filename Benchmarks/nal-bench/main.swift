@@ -2,6 +2,7 @@ import Foundation
 
 let usage = """
     USAGE: nal-bench [--quick] [--filter <regex>] [--format table|json] [--check] [--allow-debug]
+           nal-bench memory <url> [--limit <bytes>] [--calls <n>]
 
     OPTIONS:
       --quick            Short runs for CI (the whole suite in well under 60 s).
@@ -12,9 +13,18 @@ let usage = """
       -h, --help         Show this help.
     """
 
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "memory" {
+    do {
+        exit(await MemoryProbe.run(try MemoryProbe.parse(Array(arguments.dropFirst()))))
+    } catch {
+        FileHandle.standardError.write(Data("Error: \(error.message)\n\(usage)\n".utf8))
+        exit(64)
+    }
+}
 var options = BenchOptions()
 do {
-    options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
+    options = try BenchOptions.parse(arguments)
 } catch {
     FileHandle.standardError.write(Data("Error: \(error.message)\n\(usage)\n".utf8))
     exit(64)

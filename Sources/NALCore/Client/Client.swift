@@ -103,30 +103,21 @@ public final class Client<Service: RemoteService>: Sendable {
         async throws(NALError) -> Response
     {
         let prepared = try endpoint.preparedRequest()
-        var request = prepared.request
-        if let willSend {
-            do {
-                request = try await willSend(request, target)
-            } catch let error as NALError {
-                throw error
-            } catch {
-                throw .hookFailed(error)
-            }
-        }
-        let context = TransportContext(endpoint: target, kind: prepared.kind, options: options)
+        try RequestOptions.validate(options.timeout, setting: "RequestOptions.timeout")
+        try RequestOptions.validate(options.totalTimeout, setting: "RequestOptions.totalTimeout")
+        var preparedRequest = prepared.request
+        if let timeout = options.timeout { preparedRequest.timeoutInterval = timeout }
+        let request = preparedRequest
         let response: Response
-        if let inFlight {
-            let transport = transport
-            let shared = request
-            response = try await inFlight.run(request) { () async -> Result<Response, NALError> in
-                do throws(NALError) {
-                    return .success(try await transport.send(shared, context: context))
-                } catch {
-                    return .failure(error)
-                }
-            }.get()
+        if let total = options.totalTimeout ?? endpoint.totalTimeout {
+            let deadline = ContinuousClock.now + .milliseconds(Int64((total * 1000).rounded(.up)))
+            response = try await Self.within(
+                deadline, seconds: total, url: request.url,
+                operation: { [self] () async throws(NALError) -> Response in
+                    try await send(request, target: target, kind: prepared.kind, options: options, deadline: deadline)
+                })
         } else {
-            response = try await transport.send(request, context: context)
+            response = try await send(request, target: target, kind: prepared.kind, options: options, deadline: nil)
         }
         let validation = endpoint.validation
         guard validation.accepts(statusCode: response.statusCode) else {
@@ -140,5 +131,62 @@ public final class Client<Service: RemoteService>: Sendable {
             \(response.data.count) bytes in \(response.timing.duration.description, privacy: .public)
             """)
         return response
+    }
+
+    /// Runs the hooks and the transport, sharing the call with identical ones when de-duplication is on.
+    private func send(
+        _ request: URLRequest, target: Service, kind: RequestKind, options: RequestOptions,
+        deadline: ContinuousClock.Instant?
+    ) async throws(NALError) -> Response {
+        var request = request
+        if let willSend {
+            do {
+                request = try await willSend(request, target)
+            } catch let error as NALError {
+                throw error
+            } catch {
+                throw .hookFailed(error)
+            }
+        }
+        let context = TransportContext(endpoint: target, kind: kind, options: options, deadline: deadline)
+        guard let inFlight, let key = InFlightRequests.Key(request, kind: kind, options: options) else {
+            return try await transport.send(request, context: context)
+        }
+        let transport = transport
+        let shared = request
+        return try await inFlight.run(key) { () async -> Result<Response, NALError> in
+            do throws(NALError) {
+                return .success(try await transport.send(shared, context: context))
+            } catch {
+                return .failure(error)
+            }
+        }.get()
+    }
+
+    /// Runs `operation` and ends it with `NALError.timedOut(.total)` if it has not finished by `deadline`.
+    private static func within(
+        _ deadline: ContinuousClock.Instant, seconds: TimeInterval, url: URL?,
+        operation: @escaping @Sendable () async throws(NALError) -> Response
+    ) async throws(NALError) -> Response {
+        let outcome = await withTaskGroup(of: Result<Response, NALError>?.self) { group in
+            group.addTask {
+                do throws(NALError) {
+                    return .success(try await operation())
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        if let outcome { return try outcome.get() }
+        // The sleeping child ended first: the deadline passed, or the caller was cancelled and cut the sleep short.
+        if Task.isCancelled { throw .cancelled }
+        throw .timedOut(TimeoutFailure(limit: .total, seconds: seconds, url: url))
     }
 }

@@ -29,6 +29,8 @@ public struct Endpoint: RemoteService {
     public var testData: Data
     /// See `RemoteService.timeout`.
     public var timeout: TimeInterval?
+    /// See `RemoteService.totalTimeout`.
+    public var totalTimeout: TimeInterval?
     /// See `RemoteService.cachePolicy`.
     public var cachePolicy: URLRequest.CachePolicy?
 
@@ -42,13 +44,23 @@ public struct Endpoint: RemoteService {
         validation = service.validation
         testData = service.testData
         timeout = service.timeout
+        totalTimeout = service.totalTimeout
         cachePolicy = service.cachePolicy
     }
 
-    /// This endpoint with `headers` added; they replace existing headers of the same name.
+    /// This endpoint with `headers` added. A new header replaces an existing one whose name matches in any letter
+    /// case, since header names are case-insensitive: `adding(headers: ["authorization": "NEW"])` replaces
+    /// `Authorization`.
     public func adding(headers newHeaders: [String: String]) -> Endpoint {
         var copy = self
-        copy.headers = (headers ?? [:]).merging(newHeaders) { _, new in new }
+        var merged = headers ?? [:]
+        for (name, value) in newHeaders {
+            for existing in merged.keys where existing != name && HTTPToken.equalsIgnoringASCIICase(existing, name) {
+                merged[existing] = nil
+            }
+            merged[name] = value
+        }
+        copy.headers = merged
         return copy
     }
 

@@ -1,5 +1,4 @@
 import NALLogging
-import Synchronization
 
 #if canImport(FoundationNetworking)
     import Foundation
@@ -10,74 +9,119 @@ import Synchronization
 
 /// Shares one transport call among identical concurrent requests (Mockingbird's `trackInProgress`).
 ///
-/// Requests are identical when method, URL, headers and body are. The shared call is cancelled only when every
-/// caller waiting for it has been cancelled; it then leaves the table at once, so a new identical request starts a
-/// fresh call instead of joining the cancelled one.
+/// Requests are identical when everything that is sent is: method, URL, headers, body (including an upload's
+/// bytes), timeout and in-memory limit. A request whose body cannot be compared (a file, a multipart upload, a
+/// download) is never shared. A caller that is cancelled gets `NALError.cancelled` at once and the others carry on;
+/// the shared call itself is cancelled only when its last caller leaves, and it then leaves the table, so a new
+/// identical request starts a fresh call. Joining and leaving happen under one lock.
 final class InFlightRequests: Sendable {
     typealias Outcome = Result<Response, NALError>
 
-    struct Key: Hashable {
+    struct Key: Hashable, Sendable {
         let method: String
         let url: String
         let headers: [String: String]
         let body: Data?
+        let timeout: TimeInterval
+        let maximumResponseSize: Int?
 
-        init(_ request: URLRequest) {
+        /// The key of a request, or `nil` when what it sends cannot be compared.
+        init?(_ request: URLRequest, kind: RequestKind, options: RequestOptions) {
+            switch kind {
+            case .data: body = request.httpBody
+            case .upload(.data(let data)): body = data
+            case .upload(.file), .upload(.multipart), .download: return nil
+            }
+            guard request.httpBodyStream == nil else { return nil }
             method = request.httpMethod ?? "GET"
             url = request.url?.absoluteString ?? ""
             headers = request.allHTTPHeaderFields ?? [:]
-            body = request.httpBody
+            timeout = request.timeoutInterval
+            maximumResponseSize = options.maximumResponseSize
         }
     }
 
-    final class Entry: Sendable {
+    private struct SharedCall: Sendable {
         let id: UInt64
-        let task: Task<Outcome, Never>
-        let waiters = Atomic<Int>(1)
-
-        init(id: UInt64, task: Task<Outcome, Never>) {
-            self.id = id
-            self.task = task
-        }
+        var waiters: [UInt64: UnsafeContinuation<Outcome, Never>]
+        var task: Task<Void, Never>?
     }
 
-    struct Table: Sendable {
-        var entries: [Key: Entry] = [:]
+    private struct Table: Sendable {
+        var calls: [Key: SharedCall] = [:]
         var nextID: UInt64 = 0
 
-        /// Removes the entry for `key` if it is still the one with `id`.
-        mutating func remove(_ key: Key, id: UInt64) {
-            if entries[key]?.id == id { entries[key] = nil }
+        mutating func makeID() -> UInt64 {
+            nextID &+= 1
+            return nextID
         }
     }
 
     private let table = Locked(Table())
 
-    func run(_ request: URLRequest, operation: @escaping @Sendable () async -> Outcome) async -> Outcome {
-        let key = Key(request)
-        let entry = table.withLock { table -> Entry in
-            if let existing = table.entries[key] {
-                existing.waiters.add(1, ordering: .relaxed)
-                return existing
-            }
-            let id = table.nextID
-            table.nextID &+= 1
-            let created = Entry(
-                id: id,
-                task: Task {
-                    let outcome = await operation()
-                    self.table.withLock { $0.remove(key, id: id) }
-                    return outcome
-                })
-            table.entries[key] = created
-            return created
-        }
+    /// Joins the call in flight for `key`, or starts `operation` as a new shared call.
+    func run(_ key: Key, operation: @escaping @Sendable () async -> Outcome) async -> Outcome {
+        let waiter = table.withLock { $0.makeID() }
         return await withTaskCancellationHandler {
-            await entry.task.value
+            await withUnsafeContinuation { continuation in
+                join(key, waiter: waiter, continuation: continuation, operation: operation)
+            }
         } onCancel: {
-            guard entry.waiters.subtract(1, ordering: .relaxed).newValue == 0 else { return }
-            table.withLock { $0.remove(key, id: entry.id) }
-            entry.task.cancel()
+            leave(key, waiter: waiter)
         }
+    }
+
+    private func join(
+        _ key: Key, waiter: UInt64, continuation: UnsafeContinuation<Outcome, Never>,
+        operation: @escaping @Sendable () async -> Outcome
+    ) {
+        enum Joined { case cancelled, joined, started(UInt64) }
+        // Checked under the lock: the cancellation flag is set before `leave` runs, and `leave` takes the lock.
+        let joined = table.withLock { table -> Joined in
+            if Task.isCancelled { return .cancelled }
+            if table.calls[key] != nil {
+                table.calls[key]?.waiters[waiter] = continuation
+                return .joined
+            }
+            let id = table.makeID()
+            table.calls[key] = SharedCall(id: id, waiters: [waiter: continuation], task: nil)
+            return .started(id)
+        }
+        switch joined {
+        case .cancelled:
+            continuation.resume(returning: .failure(.cancelled))
+        case .joined:
+            break
+        case .started(let id):
+            let task = Task {
+                let outcome = await operation()
+                self.complete(key, id: id, with: outcome)
+            }
+            let abandoned = table.withLock { table -> Bool in
+                guard table.calls[key]?.id == id else { return true }
+                table.calls[key]?.task = task
+                return false
+            }
+            if abandoned { task.cancel() }
+        }
+    }
+
+    private func leave(_ key: Key, waiter: UInt64) {
+        let (continuation, abandonedTask) = table.withLock {
+            table -> (UnsafeContinuation<Outcome, Never>?, Task<Void, Never>?) in
+            guard let continuation = table.calls[key]?.waiters.removeValue(forKey: waiter) else { return (nil, nil) }
+            guard table.calls[key]?.waiters.isEmpty == true else { return (continuation, nil) }
+            return (continuation, table.calls.removeValue(forKey: key)?.task)
+        }
+        continuation?.resume(returning: .failure(.cancelled))
+        abandonedTask?.cancel()
+    }
+
+    private func complete(_ key: Key, id: UInt64, with outcome: Outcome) {
+        let waiters = table.withLock { table -> [UnsafeContinuation<Outcome, Never>] in
+            guard table.calls[key]?.id == id else { return [] }
+            return table.calls.removeValue(forKey: key).map { Array($0.waiters.values) } ?? []
+        }
+        for waiter in waiters { waiter.resume(returning: outcome) }
     }
 }

@@ -6,8 +6,12 @@ public import Foundation
 
 /// Encodes parameters as a JSON body, with `Content-Type: application/json` unless one is already set.
 ///
+/// Keys are sorted at every level by default, so the same parameters give the same bytes in every run and process:
+/// stub body matchers, record and replay, and request signing need that. Opt out with `JSONEncoding(options: [])`.
+///
 /// The writer is NAL's own: it writes straight into a byte buffer and is several times faster than
-/// `JSONSerialization`. Slashes are not escaped; NaN and infinity are rejected with the key path that holds them.
+/// `JSONSerialization`. Slashes are not escaped; NaN and infinity are rejected with the key path that holds them,
+/// and nesting deeper than `ParameterValue.maximumNestingDepth` with `nestingTooDeep`.
 public struct JSONEncoding: ParameterEncoding {
     /// How the JSON text is laid out.
     public struct Options: OptionSet, Sendable {
@@ -17,20 +21,20 @@ public struct JSONEncoding: ParameterEncoding {
         public init(rawValue: Int) { self.rawValue = rawValue }
         /// One member per line, indented by two spaces, with `" : "` between key and value.
         public static let prettyPrinted = Options(rawValue: 1 << 0)
-        /// Object keys in ascending order, for deterministic bodies (fixtures, signatures, caching).
+        /// Object keys in ascending order, for deterministic bodies (fixtures, signatures, caching). On by default.
         public static let sortedKeys = Options(rawValue: 1 << 1)
     }
 
-    /// Compact JSON.
+    /// Compact JSON with sorted keys.
     public static var `default`: JSONEncoding { JSONEncoding() }
-    /// Indented JSON.
-    public static var prettyPrinted: JSONEncoding { JSONEncoding(options: .prettyPrinted) }
+    /// Indented JSON with sorted keys.
+    public static var prettyPrinted: JSONEncoding { JSONEncoding(options: [.prettyPrinted, .sortedKeys]) }
 
     /// How the JSON text is laid out.
     public let options: Options
 
-    /// Creates an encoding.
-    public init(options: Options = []) {
+    /// Creates an encoding; keys are sorted unless `options` leaves out `.sortedKeys`.
+    public init(options: Options = .sortedKeys) {
         self.options = options
     }
 

@@ -10,7 +10,9 @@ struct JSONWriter {
         output.reserveCapacity(256)
     }
 
+    /// `depth` counts the containers around `object`; the top-level parameters are at 0.
     mutating func writeObject(_ object: [String: ParameterValue], depth: Int = 0) throws(ParameterFault) {
+        guard depth < ParameterValue.maximumNestingDepth else { throw ParameterFault(.nestingTooDeep) }
         guard !object.isEmpty else {
             output.append(UInt8(ascii: "{"))
             output.append(UInt8(ascii: "}"))
@@ -67,6 +69,7 @@ struct JSONWriter {
         case .dictionary(let dictionary):
             try writeObject(dictionary, depth: depth)
         case .array(let elements):
+            guard depth < ParameterValue.maximumNestingDepth else { throw ParameterFault(.nestingTooDeep) }
             output.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }

@@ -6,6 +6,9 @@
 public typealias Parameters = [String: ParameterValue]
 
 /// One parameter value. Expressible by string, integer, float, boolean, array, dictionary and `nil` literals.
+///
+/// Every encoder refuses values nested deeper than `maximumNestingDepth` containers with
+/// `EncodingFailureReason.nestingTooDeep`, rather than overflowing the stack.
 public enum ParameterValue: Sendable, Hashable {
     /// Text.
     case string(String)
@@ -21,4 +24,11 @@ public enum ParameterValue: Sendable, Hashable {
     case dictionary([String: ParameterValue])
     /// No value: `null` in JSON, and an empty value (`key=`) in queries.
     case null
+}
+
+extension ParameterValue {
+    /// The most containers (dictionaries and arrays, the top-level parameters included) that encoders accept
+    /// nested inside each other: 512. Real APIs stay far below; the limit keeps hostile input from overflowing the
+    /// stack.
+    public static let maximumNestingDepth = 512
 }

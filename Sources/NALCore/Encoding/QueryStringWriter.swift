@@ -37,13 +37,15 @@ struct QueryStringWriter {
             key.removeAll(keepingCapacity: true)
             PercentEncoding.appendQueryEscaped(name, spaceAsPlus: spaceAsPlus, to: &key)
             if tracksRawKey { rawKey = name }
-            do { try writeValue(value) } catch { throw error.under(.key(name)) }
+            do { try writeValue(value, depth: 1) } catch { throw error.under(.key(name)) }
         }
     }
 
-    private mutating func writeValue(_ value: ParameterValue) throws(ParameterFault) {
+    /// `depth` counts the containers around `value`, the top-level parameters included.
+    private mutating func writeValue(_ value: ParameterValue, depth: Int) throws(ParameterFault) {
         switch value {
         case .dictionary(let dictionary):
+            guard depth < ParameterValue.maximumNestingDepth else { throw ParameterFault(.nestingTooDeep) }
             let keyLength = key.count
             let parentRawKey = rawKey
             for (name, nested) in dictionary.sortedByKey {
@@ -52,12 +54,13 @@ struct QueryStringWriter {
                 PercentEncoding.appendQueryEscaped(name, spaceAsPlus: spaceAsPlus, to: &key)
                 appendEscapedBracket(open: false)
                 if tracksRawKey { rawKey = parentRawKey + "[" + name + "]" }
-                do { try writeValue(nested) } catch { throw error.under(.key(name)) }
+                do { try writeValue(nested, depth: depth + 1) } catch { throw error.under(.key(name)) }
                 key.removeSubrange(keyLength...)
             }
             rawKey = parentRawKey
         case .array(let elements):
-            try writeArray(elements)
+            guard depth < ParameterValue.maximumNestingDepth else { throw ParameterFault(.nestingTooDeep) }
+            try writeArray(elements, depth: depth + 1)
         case .string(let string):
             beginPair()
             PercentEncoding.appendQueryEscaped(string, spaceAsPlus: spaceAsPlus, to: &output)
@@ -81,7 +84,7 @@ struct QueryStringWriter {
         }
     }
 
-    private mutating func writeArray(_ elements: [ParameterValue]) throws(ParameterFault) {
+    private mutating func writeArray(_ elements: [ParameterValue], depth: Int) throws(ParameterFault) {
         let keyLength = key.count
         let parentKey = tracksRawKey ? key : []
         let parentRawKey = rawKey
@@ -98,10 +101,11 @@ struct QueryStringWriter {
                 appendEscapedBracket(open: false)
             case .custom(let makeKey):
                 rawKey = makeKey(parentRawKey, index)
+                guard !rawKey.isEmpty else { throw ParameterFault(.emptyKey) }
                 key.removeAll(keepingCapacity: true)
                 PercentEncoding.appendQueryEscaped(rawKey, spaceAsPlus: spaceAsPlus, to: &key)
             }
-            do { try writeValue(element) } catch { throw error.under(.index(index)) }
+            do { try writeValue(element, depth: depth) } catch { throw error.under(.index(index)) }
             if tracksRawKey {
                 key = parentKey
                 rawKey = parentRawKey

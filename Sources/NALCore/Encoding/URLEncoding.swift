@@ -51,6 +51,9 @@ public struct URLEncoding: ParameterEncoding {
         case literal
     }
 
+    /// The content type of form bodies.
+    static let formContentType = "application/x-www-form-urlencoded; charset=utf-8"
+
     /// The query for `GET`, `HEAD` and `DELETE`, the body otherwise.
     public static var `default`: URLEncoding { URLEncoding() }
     /// Always the URL query.
@@ -88,7 +91,7 @@ public struct URLEncoding: ParameterEncoding {
             try builder.appendQuery(parameters, encoding: self)
             request.url = try builder.makeURL()
         } else {
-            request.setContentTypeIfMissing("application/x-www-form-urlencoded; charset=utf-8")
+            request.setContentTypeIfMissing(Self.formContentType)
             request.httpBody = Data(try queryBytes(parameters))
         }
         return request

@@ -38,8 +38,13 @@ public protocol RemoteService: Sendable {
     var validation: RequestValidation { get }
     /// Sample response body for stubs and tests. Empty by default.
     var testData: Data { get }
-    /// A timeout for this endpoint in seconds, or `nil` to keep the session's. `nil` by default.
+    /// The idle timeout for this endpoint in seconds, or `nil` to keep the session's
+    /// (`timeoutIntervalForRequest`, 60 s by default): the call fails when nothing is sent or received for this
+    /// long. Enforced by NAL with millisecond precision. `nil` by default.
     var timeout: TimeInterval? { get }
+    /// The total timeout for this endpoint in seconds: the whole call, middleware and retries included, must end
+    /// within it. `nil` (no limit) by default.
+    var totalTimeout: TimeInterval? { get }
     /// A cache policy for this endpoint, or `nil` to keep the session's. `nil` by default.
     var cachePolicy: URLRequest.CachePolicy? { get }
 }
@@ -53,6 +58,8 @@ extension RemoteService {
     public var testData: Data { Data() }
     /// The session's timeout.
     public var timeout: TimeInterval? { nil }
+    /// No total limit.
+    public var totalTimeout: TimeInterval? { nil }
     /// The session's cache policy.
     public var cachePolicy: URLRequest.CachePolicy? { nil }
 }

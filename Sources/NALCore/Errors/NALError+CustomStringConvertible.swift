@@ -1,39 +1,77 @@
 import Foundation
 
 extension NALError: CustomStringConvertible {
-    /// A sentence that says what went wrong and where.
+    /// A sentence that says what went wrong, where, and what to try. URLs have their secrets redacted and are cut
+    /// to about 2 KB.
     public var description: String {
         switch self {
         case .invalidRequest(let reason): "Invalid request: \(reason)"
         case .encoding(let reason): "Encoding failed: \(reason)"
         case .transport(let error):
-            "Transport failed with URLError code \(error.code.rawValue) for \(Self.urlText(error)): "
-                + "\(error.localizedDescription). Check that the host is reachable."
+            "Transport failed with URLError code \(error.code.rawValue) for \(DisplayText.url(error.failingURL)): "
+                + "\(DisplayText.capped(error.localizedDescription)). \(Self.advice(for: error.code))"
         case .unacceptableStatusCode(let response):
             "Unacceptable status code \(response.statusCode) from \(response.request.httpMethod ?? "GET") "
-                + "\(Self.redacted(response.request.url)); the endpoint's validation does not accept it."
+                + "\(DisplayText.url(response.request.url)); the endpoint's validation does not accept it."
         case .decoding(let failure):
-            "Decoding \(failure.type)\(failure.keyPath.map { " at key path '\($0)'" } ?? "") failed for the response "
-                + "from \(Self.redacted(failure.response.request.url)) (status \(failure.response.statusCode), "
-                + "\(failure.response.data.count) bytes): \(failure.underlying)."
+            "Decoding \(failure.type)\(failure.keyPath.map { " at key path '\(DisplayText.capped($0))'" } ?? "") "
+                + "failed for the response from \(DisplayText.url(failure.response.request.url)) "
+                + "(status \(failure.response.statusCode), \(failure.response.data.count) bytes): "
+                + "\(DisplayText.capped("\(failure.underlying)"))."
         case .cancelled:
             "The request was cancelled."
-        case .timedOut(let error):
-            "The request to \(Self.urlText(error)) timed out; raise the endpoint's timeout or check the server."
+        case .timedOut(let failure):
+            Self.describe(failure)
         case .hookFailed(let underlying):
-            "A request hook failed: \(underlying)."
+            "A request hook failed: \(DisplayText.capped("\(underlying)"))."
         case .responseTooLarge(let limit, let url):
-            "The response from \(Self.redacted(url)) exceeded the in-memory limit of \(limit) bytes; raise "
+            "The response from \(DisplayText.url(url)) exceeded the in-memory limit of \(limit) bytes; raise "
                 + "maximumResponseSize or download to a file."
         }
     }
 
-    private static func redacted(_ url: URL?) -> String {
-        url.map { SensitiveHeaders.redactingQuery(of: $0.absoluteString) } ?? "an unknown URL"
+    private static func describe(_ failure: TimeoutFailure) -> String {
+        let seconds = DisplayText.seconds(failure.seconds)
+        switch failure.limit {
+        case .idle:
+            return "The request to \(DisplayText.url(failure.url)) timed out: nothing was sent or received for "
+                + "\(seconds) (the idle timeout). Raise the endpoint's timeout or RequestOptions.timeout, or check the "
+                + "server."
+        case .total:
+            return "The request to \(DisplayText.url(failure.url)) timed out: it did not complete within \(seconds) "
+                + "(the total timeout). Raise the endpoint's totalTimeout or RequestOptions.totalTimeout, or check the "
+                + "server."
+        }
     }
 
-    private static func urlText(_ error: URLError) -> String {
-        redacted(error.failingURL)
+    /// Advice that fits the group a `URLError` code belongs to.
+    static func advice(for code: URLError.Code) -> String {
+        switch code {
+        case .cannotFindHost, .cannotConnectToHost, .dnsLookupFailed, .notConnectedToInternet,
+            .internationalRoamingOff, .callIsActive, .dataNotAllowed, .cannotLoadFromNetwork:
+            return "Check that the host is reachable and listening on that port."
+        case .networkConnectionLost:
+            return "The connection closed before the whole response arrived; the server may have crashed, restarted "
+                + "or timed out. Retrying an idempotent request may help."
+        case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData,
+            .zeroByteResource, .dataLengthExceedsMaximum:
+            return "The response does not follow HTTP (framing, chunking or content encoding); check the server or a "
+                + "proxy in between."
+        case .httpTooManyRedirects, .redirectToNonExistentLocation:
+            return "The redirects loop or lead nowhere; check the Location headers the server sends."
+        case .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted,
+            .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
+            .clientCertificateRequired, .appTransportSecurityRequiresSecureConnection:
+            return "The TLS handshake failed; check the server's certificate, its chain and the TLS versions."
+        case .timedOut:
+            return "Raise the timeout or check the server."
+        case .badURL, .unsupportedURL:
+            return "Check the URL."
+        case .cannotOpenFile, .fileDoesNotExist, .noPermissionsToReadFile, .cannotCreateFile, .cannotWriteToFile:
+            return "Check the file's path and permissions."
+        default:
+            return "See the underlying error for details."
+        }
     }
 }
 
@@ -42,19 +80,34 @@ extension InvalidRequestReason: CustomStringConvertible {
     public var description: String {
         switch self {
         case .baseURLMissingScheme(let url):
-            "the base URL '\(url)' has no scheme; write it as 'https://host/...'."
+            "the base URL '\(DisplayText.url(url))' has no scheme; write it as 'https://host/...'."
         case .baseURLMissingHost(let url):
-            "the base URL '\(url)' has no host; write it as 'https://host/...'."
+            "the base URL '\(DisplayText.url(url))' has no host; write it as 'https://host/...'."
         case .invalidPath(let path, let problem):
-            "the path '\(path.debugEscaped)' \(problem)."
+            "the path '\(DisplayText.capped(path.debugEscaped))' \(problem)."
         case .invalidURL(let url):
-            "'\(url.debugEscaped)' is not a valid URL."
+            "'\(DisplayText.url(url.debugEscaped))' is not a valid URL."
         case .invalidHeaderName(let name):
-            "the header name '\(name.debugEscaped)' is empty or contains a character outside RFC 9110 token characters."
+            "the header name '\(DisplayText.capped(name.debugEscaped))' is empty or contains a character outside "
+                + "RFC 9110 token characters."
         case .invalidHeaderValue(let name, let problem):
-            "the value of header '\(name)' \(problem); CR, LF and NUL are rejected to prevent request smuggling."
+            "the value of header '\(DisplayText.capped(name))' \(problem); control characters other than tab are "
+                + "refused (RFC 9110), and CR, LF and NUL would allow request smuggling."
+        case .framingHeader(let name):
+            "the header '\(name)' is set by NAL and URLSession from the body and the URL; remove it. A wrong value "
+                + "would let a server read part of the body as a second request (request smuggling)."
+        case .duplicateHeader(let name, let otherName):
+            "the headers '\(DisplayText.capped(name))' and '\(DisplayText.capped(otherName))' differ only in letter "
+                + "case; header names are case-insensitive, so keep one."
+        case .invalidTimeout(let setting, let value):
+            "the \(setting) is \(value); a timeout must be a finite number of seconds greater than 0 and at most "
+                + "\(Int(RequestOptions.maximumTimeout)) (7 days)."
+        case .unsupportedScheme(let scheme):
+            "the scheme '\(DisplayText.capped(scheme.debugEscaped))' cannot be sent; URLSessionTransport sends http "
+                + "and https."
         case .invalidMethod(let method):
-            "the HTTP method '\(method.debugEscaped)' is empty or contains a character outside RFC 9110 token characters."
+            "the HTTP method '\(DisplayText.capped(method.debugEscaped))' is empty or contains a character outside "
+                + "RFC 9110 token characters."
         case .missingURL:
             "the request has no URL to encode parameters into."
         case .bodyEncodingTargetsQuery:
@@ -70,18 +123,53 @@ extension EncodingFailureReason: CustomStringConvertible {
     public var description: String {
         switch self {
         case .nonFiniteNumber(let keyPath):
-            "the number at '\(keyPath)' is NaN or infinite, which JSON and query strings cannot represent."
+            "the number at '\(DisplayText.capped(keyPath))' is NaN or infinite, which JSON and query strings cannot "
+                + "represent."
         case .emptyKey(let keyPath):
             keyPath.isEmpty
                 ? "a top-level parameter has an empty key."
-                : "the dictionary at '\(keyPath)' has an empty key."
+                : "the container at '\(DisplayText.capped(keyPath))' has an empty key."
+        case .nestingTooDeep(let keyPath, let limit):
+            "the parameters are nested more than \(limit) containers deep, at '\(DisplayText.capped(keyPath))'."
         case .encodableFailed(let type, let underlying):
-            "encoding a value of type \(type) threw: \(underlying)."
+            "encoding a value of type \(type) threw: \(DisplayText.capped("\(underlying)"))."
         case .topLevelNotKeyed(let type):
             "a value of type \(type) must encode as a keyed container (a struct or dictionary) to become form fields."
         case .parameterEncodingFailed(let encoding, let underlying):
-            "\(encoding) threw: \(underlying)."
+            "\(encoding) threw: \(DisplayText.capped("\(underlying)"))."
         }
+    }
+}
+
+/// How error messages and logs show values that come from input: on one line, secrets redacted, and short.
+enum DisplayText {
+    /// About 2 KB: a 10 MB URL must not become a 10 MB message.
+    static let limit = 2048
+
+    /// `text` cut to `limit` UTF-8 bytes (on a character boundary) with an ellipsis that says how much was left out.
+    static func capped(_ text: String) -> String {
+        let utf8 = text.utf8
+        guard utf8.count > limit else { return text }
+        var end = utf8.index(utf8.startIndex, offsetBy: limit)
+        while end > utf8.startIndex && end.samePosition(in: text.unicodeScalars) == nil {
+            end = utf8.index(before: end)
+        }
+        return String(text[..<end]) + "… (\(utf8.count - utf8.distance(from: utf8.startIndex, to: end)) more bytes)"
+    }
+
+    /// A URL as messages show it: password and sensitive query values redacted, then capped.
+    static func url(_ url: URL?) -> String {
+        url.map { Self.url($0.absoluteString) } ?? "an unknown URL"
+    }
+
+    /// A URL string as messages show it.
+    static func url(_ text: String) -> String {
+        capped(SensitiveData.current.redacting(url: text))
+    }
+
+    /// `0.5 s`, `2 s`.
+    static func seconds(_ value: Double) -> String {
+        (value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)) + " s"
     }
 }
 

@@ -17,8 +17,8 @@ public enum NALError: Error, Sendable {
     case decoding(DecodingFailure)
     /// The call was cancelled: its Swift `Task` or its `Cancellable` was cancelled.
     case cancelled
-    /// No response arrived within the timeout.
-    case timedOut(URLError)
+    /// A time limit ran out: no data for the idle timeout, or the whole call took longer than the total timeout.
+    case timedOut(TimeoutFailure)
     /// The body grew past the transport's in-memory limit; the download was stopped there.
     case responseTooLarge(limit: Int, url: URL?)
     /// A client hook (such as `willSend`) threw an error that is not an `NALError`.
@@ -66,9 +66,19 @@ public enum InvalidRequestReason: Sendable, Equatable {
     case invalidURL(String)
     /// A header name is empty or contains a character that is not allowed in an HTTP token.
     case invalidHeaderName(String)
-    /// A header value contains CR, LF or NUL, which would allow request smuggling. The value itself is not repeated
-    /// because it may be a secret.
+    /// A header value contains a control character (CR, LF and NUL would allow request smuggling). The value itself
+    /// is not repeated because it may be a secret.
     case invalidHeaderValue(name: String, problem: String)
+    /// A framing header (`Content-Length`, `Transfer-Encoding`, `Host`, `Connection`, `Upgrade`) was set; NAL and
+    /// URLSession own these.
+    case framingHeader(name: String)
+    /// Two header names differ only in letter case; HTTP header names are case-insensitive.
+    case duplicateHeader(name: String, otherName: String)
+    /// A timeout is not a finite number of seconds in `0 < value <= RequestOptions.maximumTimeout`.
+    /// `setting` names where it came from, for example `endpoint timeout` or `RequestOptions.totalTimeout`.
+    case invalidTimeout(setting: String, value: Double)
+    /// The URL's scheme cannot be sent by this transport; `URLSessionTransport` sends `http` and `https`.
+    case unsupportedScheme(String)
     /// A custom HTTP method is empty or contains a character that is not allowed in an HTTP token.
     case invalidMethod(String)
     /// The request has no URL to encode parameters into.
@@ -85,6 +95,8 @@ public enum EncodingFailureReason: Sendable {
     case nonFiniteNumber(keyPath: String)
     /// A parameter key is empty. `keyPath` names the dictionary that holds it (empty at the top level).
     case emptyKey(keyPath: String)
+    /// Parameters are nested deeper than `limit` containers; `keyPath` leads to the first one too deep.
+    case nestingTooDeep(keyPath: String, limit: Int)
     /// An `Encodable` value threw while being encoded.
     case encodableFailed(type: String, underlying: any Error)
     /// The top-level value of a form or query must encode as a keyed container (a struct or a dictionary).

@@ -7,11 +7,6 @@ import NALLogging
     public import Foundation
 #endif
 
-enum CoreLog {
-    static let request = Logger(nal: .request)
-    static let requestOperation = Logger(nal: .requestOperation)
-}
-
 extension RemoteService {
     /// Turns this endpoint into a `URLRequest`. This is the one place where that happens.
     ///
@@ -27,6 +22,9 @@ extension RemoteService {
     func preparedRequest() throws(NALError) -> (request: URLRequest, kind: RequestKind) {
         let method = method
         guard HTTPToken.isValid(method.rawValue) else { throw .invalidRequest(.invalidMethod(method.rawValue)) }
+        let timeout = timeout
+        try RequestOptions.validate(timeout, setting: "endpoint timeout")
+        try RequestOptions.validate(totalTimeout, setting: "endpoint totalTimeout")
         let requestType = requestType
 
         var url = try URLBuilder(baseURL: baseURL, path: path)
@@ -36,18 +34,21 @@ extension RemoteService {
         if method != .get { request.httpMethod = method.rawValue }
         if let timeout { request.timeoutInterval = timeout }
         if let cachePolicy { request.cachePolicy = cachePolicy }
-        if let headers {
+        var hasHeaders = false
+        if let headers, !headers.isEmpty {
+            try HeaderChecks.checkDistinctNames(headers.keys)
             for (name, value) in headers {
                 try request.setValidatedHeader(value, forName: name)
             }
+            hasHeaders = true
         }
         if !parametersInURL {
-            try requestType.applyBody(to: &request, method: method)
+            try requestType.applyBody(to: &request, method: method, hasHeaders: hasHeaders)
         }
         CoreLog.request.debug(
             """
             prepared \(method.rawValue, privacy: .public) \
-            \(SensitiveHeaders.redactingQuery(of: request.url?.absoluteString ?? ""), privacy: .public) \
+            \(DisplayText.url(request.url), privacy: .public) \
             for \(String(describing: Self.self), privacy: .public), body \(request.httpBody?.count ?? 0) bytes
             """)
         return (request, requestType.kind)
@@ -78,8 +79,9 @@ extension RequestType {
         }
     }
 
-    /// Sets the body, and the headers that describe it, on a request whose URL is final.
-    fileprivate func applyBody(to request: inout URLRequest, method: HTTPMethod) throws(NALError) {
+    /// Sets the body, and the headers that describe it, on a request whose URL is final. `hasHeaders` says whether
+    /// the endpoint set any header, so that a request without headers skips the Content-Type lookup.
+    fileprivate func applyBody(to request: inout URLRequest, method: HTTPMethod, hasHeaders: Bool) throws(NALError) {
         switch self {
         case .plain, .encodableQuery, .uploadData, .uploadFile, .uploadMultipart, .uploadCompositeMultipart,
             .download:
@@ -88,22 +90,39 @@ extension RequestType {
             request.httpBody = data
         case .jsonEncodable(let value):
             request.httpBody = try JSONBody.encode(value, with: JSONBody.sharedEncoder)
-            request.setContentTypeIfMissing("application/json")
+            request.setContentType("application/json", onlyIfMissing: hasHeaders)
         case .customJSONEncodable(let value, let encoder):
             request.httpBody = try JSONBody.encode(value, with: encoder)
-            request.setContentTypeIfMissing("application/json")
+            request.setContentType("application/json", onlyIfMissing: hasHeaders)
         case .formEncodable(let value, let encoder):
             request.httpBody = Data(try encoder.encodedBytes(value))
-            request.setContentTypeIfMissing("application/x-www-form-urlencoded; charset=utf-8")
+            request.setContentType(URLEncoding.formContentType, onlyIfMissing: hasHeaders)
         case .parameters(let parameters, let encoding), .downloadParameters(let parameters, let encoding, _):
-            request = try encoding.encodeWrappingErrors(request, with: parameters)
+            try Self.applyParameters(parameters, encoding: encoding, to: &request, hasHeaders: hasHeaders)
         case .compositeParameters(let bodyParameters, let bodyEncoding, _):
             if let urlEncoding = bodyEncoding as? URLEncoding,
                 urlEncoding.destination.encodesParametersInURL(for: method)
             {
                 throw .invalidRequest(.bodyEncodingTargetsQuery)
             }
-            request = try bodyEncoding.encodeWrappingErrors(request, with: bodyParameters)
+            try Self.applyParameters(bodyParameters, encoding: bodyEncoding, to: &request, hasHeaders: hasHeaders)
+        }
+    }
+
+    /// NAL's own encodings write the body in place; any other `ParameterEncoding` gets the request, and what it
+    /// returns is checked for framing headers.
+    private static func applyParameters(
+        _ parameters: Parameters, encoding: any ParameterEncoding, to request: inout URLRequest, hasHeaders: Bool
+    ) throws(NALError) {
+        if let json = encoding as? JSONEncoding {
+            request.httpBody = try json.data(parameters)
+            request.setContentType("application/json", onlyIfMissing: hasHeaders)
+        } else if let form = encoding as? URLEncoding {
+            request.httpBody = Data(try form.queryBytes(parameters))
+            request.setContentType(URLEncoding.formContentType, onlyIfMissing: hasHeaders)
+        } else {
+            request = try encoding.encodeWrappingErrors(request, with: parameters)
+            try HeaderChecks.checkNoFramingHeaders(in: request)
         }
     }
 }

@@ -19,14 +19,11 @@ struct URLBuilder {
 
     /// Joins `path` to `baseURL`: no doubled or lost slashes, the base path and query are kept.
     init(baseURL: URL, path: String) throws(NALError) {
+        // One read of `absoluteString`; scheme and host are checked on its bytes rather than through `scheme` and
+        // `host`, which cost a parse each on every request.
         let absolute = baseURL.absoluteString
-        guard let scheme = baseURL.scheme, !scheme.isEmpty else {
-            throw .invalidRequest(.baseURLMissingScheme(baseURL: absolute))
-        }
-        guard let host = baseURL.host, !host.isEmpty else {
-            throw .invalidRequest(.baseURLMissingHost(baseURL: absolute))
-        }
         let parts = Self.split(absolute)
+        try Self.checkSchemeAndHost(parts.main, of: absolute)
         main = []
         main.reserveCapacity(absolute.utf8.count + path.utf8.count + 128)
         main.append(contentsOf: parts.main.utf8)
@@ -40,15 +37,62 @@ struct URLBuilder {
         try appendPath(path)
     }
 
+    /// `scheme ":" "//" authority` with a non-empty host (RFC 3986 §3): the part before the first `/` of the path.
+    private static func checkSchemeAndHost(_ main: Substring, of absolute: String) throws(NALError) {
+        let bytes = main.utf8
+        var index = bytes.startIndex
+        func isLetter(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+        }
+        guard index < bytes.endIndex, isLetter(bytes[index]) else {
+            throw .invalidRequest(.baseURLMissingScheme(baseURL: absolute))
+        }
+        while index < bytes.endIndex, bytes[index] != UInt8(ascii: ":") {
+            let byte = bytes[index]
+            guard
+                isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            else { throw .invalidRequest(.baseURLMissingScheme(baseURL: absolute)) }
+            index = bytes.index(after: index)
+        }
+        guard index < bytes.endIndex else { throw .invalidRequest(.baseURLMissingScheme(baseURL: absolute)) }
+        let afterColon = bytes[bytes.index(after: index)...]
+        guard afterColon.starts(with: "//".utf8) else { throw .invalidRequest(.baseURLMissingHost(baseURL: absolute)) }
+        let authority = afterColon.dropFirst(2).prefix { $0 != UInt8(ascii: "/") }
+        let hostAndPort =
+            authority.lastIndex(of: UInt8(ascii: "@")).map { authority[authority.index(after: $0)...] }
+            ?? authority
+        let host: Substring.UTF8View.SubSequence
+        if hostAndPort.first == UInt8(ascii: "[") {
+            host = hostAndPort.prefix { $0 != UInt8(ascii: "]") }.dropFirst()
+        } else {
+            host = hostAndPort.prefix { $0 != UInt8(ascii: ":") }
+        }
+        guard !host.isEmpty else { throw .invalidRequest(.baseURLMissingHost(baseURL: absolute)) }
+    }
+
     /// Copies a path that is already percent-encoded where it needs to be. Characters a URL cannot hold literally
     /// (spaces, `?`, `#`, non-ASCII) are escaped the way Moya's `appendingPathComponent` does; an existing `%XX`
-    /// is kept so that `\(pathSegment:)` output passes through unchanged.
+    /// is kept so that `\(pathSegment:)` output passes through unchanged. A `.` or `..` segment is refused: it
+    /// would climb out of the base path (`../../admin` from `/v1`).
     private mutating func appendPath(_ path: String) throws(NALError) {
         var path = path
         let problem: String? = path.withUTF8 { bytes in
             var index = 0
             while index < bytes.count, bytes[index] == UInt8(ascii: "/") { index += 1 }
-            while index < bytes.count {
+            var segmentStart = index
+            while index <= bytes.count {
+                if index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+                    let length = index - segmentStart
+                    if (length == 1 || length == 2), bytes[segmentStart..<index].allSatisfy({ $0 == UInt8(ascii: ".") })
+                    {
+                        let segment = length == 1 ? "." : ".."
+                        return "has the dot segment '\(segment)' at byte offset \(segmentStart); dot segments would "
+                            + "leave the base path, so interpolate dynamic values with \\(pathSegment:)"
+                    }
+                    segmentStart = index + 1
+                    if index == bytes.count { break }
+                }
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "/") || PercentEncoding.isSegmentAllowed(byte) {
                     main.append(byte)

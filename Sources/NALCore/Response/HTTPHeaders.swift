@@ -1,17 +1,19 @@
-/// Response headers with case-insensitive lookup (RFC 9110 §5.1), in the order the server sent them.
+/// Header fields with case-insensitive lookup (RFC 9110 §5.1).
+///
+/// A `Response` holds its headers in name order: Foundation hands them over as a dictionary, so the order the
+/// server sent them in is not known. Equality ignores order and the letter case of names.
 public struct HTTPHeaders: Sendable, Equatable, Sequence {
-    /// Name and value pairs, names as received.
+    /// Name and value pairs.
     public private(set) var fields: [(name: String, value: String)]
 
-    /// Creates headers from pairs.
+    /// Creates headers from pairs, kept in the given order.
     public init(_ fields: [(name: String, value: String)] = []) {
         self.fields = fields
     }
 
     /// The value of the first field named `name`, in any letter case.
     public subscript(_ name: String) -> String? {
-        let lowered = name.lowercased()
-        return fields.first { $0.name.lowercased() == lowered }?.value
+        fields.first { HTTPToken.equalsIgnoringASCIICase($0.name, name) }?.value
     }
 
     /// Number of fields.
@@ -22,8 +24,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         fields.makeIterator()
     }
 
-    /// Whether both hold the same fields in the same order.
+    /// Whether both hold the same fields, in any order, with names compared in any letter case.
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
-        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+        guard lhs.count == rhs.count else { return false }
+        func normalized(_ headers: HTTPHeaders) -> [(String, String)] {
+            headers.fields.map { ($0.name.lowercased(), $0.value) }.sorted { $0 < $1 }
+        }
+        return normalized(lhs).elementsEqual(normalized(rhs)) { $0 == $1 }
     }
 }

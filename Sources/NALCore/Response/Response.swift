@@ -8,11 +8,8 @@ public import Foundation
 public struct Response: Sendable {
     /// The HTTP status code.
     public let statusCode: Int
-    /// The response headers, with case-insensitive lookup. Built on access, so a caller that never reads headers
-    /// never pays for copying them out of Foundation's dictionary.
-    public var headers: HTTPHeaders {
-        HTTPHeaders(httpResponse.allHeaderFields.map { (name: "\($0.key)", value: "\($0.value)") })
-    }
+    /// The response headers in name order, with case-insensitive lookup.
+    public let headers: HTTPHeaders
     /// The body.
     public let data: Data
     /// The request that was sent (after hooks and middleware).
@@ -29,6 +26,10 @@ public struct Response: Sendable {
         self.data = data
         self.timing = timing
         statusCode = httpResponse.statusCode
+        headers = HTTPHeaders(
+            httpResponse.allHeaderFields
+                .map { (name: $0.key as? String ?? "\($0.key)", value: $0.value as? String ?? "\($0.value)") }
+                .sorted { $0.name < $1.name })
     }
 }
 

@@ -1,5 +1,5 @@
 #if canImport(FoundationNetworking)
-    import Foundation
+    package import Foundation
     public import FoundationNetworking
 #else
     public import Foundation
@@ -7,8 +7,12 @@
 
 /// What `URLSessionTransport` does with a 3xx response that has a `Location`.
 ///
-/// Whatever the policy, a redirect to another origin (scheme, host or port) never carries `Authorization`, `Cookie`
-/// or `Proxy-Authorization`: they are removed before the policy sees the new request.
+/// NAL follows redirects itself (FoundationNetworking drops the body of a 307 or 308, and forwards credentials to
+/// other hosts). It follows 301, 302, 303, 307 and 308 as RFC 9110 §15.4 says: 303 turns any method but HEAD into
+/// GET, 301 and 302 turn POST into GET, and 307 and 308 keep the method and the body. Whatever the policy, a
+/// redirect to another origin (scheme, host or port) never carries a header that `SensitiveData.current` names
+/// (`Authorization`, `Cookie`, `Proxy-Authorization`, API keys, session tokens): they are removed before the policy
+/// sees the new request, and again if the policy's request leaves the origin. At most 20 redirects are followed.
 public enum RedirectPolicy: Sendable {
     /// Follow redirects. The default.
     case follow
@@ -17,24 +21,55 @@ public enum RedirectPolicy: Sendable {
     /// Decide per redirect: return the request to send, or `nil` to stop and return the 3xx response.
     case custom(@Sendable (_ response: HTTPURLResponse, _ proposed: URLRequest) -> URLRequest?)
 
-    /// Headers that carry credentials and must not cross origins.
-    static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
+    /// The request that follows `response` to `request` per RFC 9110, with credentials removed when it leaves the
+    /// origin, or `nil` when the response is not a redirect NAL follows.
+    package static func followUp(to request: URLRequest, after response: HTTPURLResponse) -> URLRequest? {
+        let status = response.statusCode
+        guard [301, 302, 303, 307, 308].contains(status), let from = request.url,
+            let location = Self.headerValue("Location", in: response),
+            let target = URL(string: location, relativeTo: from)?.absoluteURL,
+            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { return nil }
+        var next = request
+        next.url = target
+        let method = request.httpMethod ?? "GET"
+        if (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST") {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            for name in ["Content-Type", "Content-Encoding", "Content-Language", "Content-Location"] {
+                next.setValue(nil, forHTTPHeaderField: name)
+            }
+        }
+        return strippingCredentials(next, leaving: from)
+    }
 
-    /// `proposed` with credentials removed when it leaves the origin of `from`.
-    static func strippingCredentials(_ proposed: URLRequest, from origin: URL?) -> URLRequest {
-        guard let origin, let target = proposed.url, !isSameOrigin(origin, target) else { return proposed }
-        var stripped = proposed
-        for name in credentialHeaders { stripped.setValue(nil, forHTTPHeaderField: name) }
+    /// `request` without sensitive headers when its URL is not of the same origin as `origin`.
+    package static func strippingCredentials(_ request: URLRequest, leaving origin: URL) -> URLRequest {
+        guard let target = request.url, !isSameOrigin(origin, target), let fields = request.allHTTPHeaderFields
+        else { return request }
+        let sensitive = SensitiveData.current
+        var stripped = request
+        for name in fields.keys where sensitive.isSensitiveHeader(name) {
+            stripped.setValue(nil, forHTTPHeaderField: name)
+        }
         return stripped
     }
 
     /// RFC 6454 origin: scheme, host and port, with default ports filled in.
-    static func isSameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
+    package static func isSameOrigin(_ lhs: URL, _ rhs: URL) -> Bool {
         func origin(_ url: URL) -> (String, String, Int?) {
             let scheme = url.scheme?.lowercased() ?? ""
             let defaultPort: Int? = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
             return (scheme, url.host?.lowercased() ?? "", url.port ?? defaultPort)
         }
         return origin(lhs) == origin(rhs)
+    }
+
+    private static func headerValue(_ name: String, in response: HTTPURLResponse) -> String? {
+        for (key, value) in response.allHeaderFields {
+            if let key = key as? String, HTTPToken.equalsIgnoringASCIICase(key, name) { return value as? String }
+        }
+        return nil
     }
 }

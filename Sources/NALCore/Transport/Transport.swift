@@ -15,18 +15,27 @@ public protocol Transport: Sendable {
 
 /// What a transport knows about a request besides the `URLRequest` itself.
 public struct TransportContext: Sendable {
-    /// The endpoint the request was prepared from, as the caller wrote it.
+    /// The caller's target, exactly as passed to `Client.request`, before `endpointMapping`. Middleware checks it
+    /// for conformances such as `AccessTokenAuthorizable`. What a mapping changed (headers, parameters, the URL) is
+    /// in the prepared `URLRequest` itself.
     public let endpoint: any RemoteService
-    /// Whether this is a plain data request, an upload or a download.
+    /// Whether this is a plain data request, an upload or a download. It comes from the endpoint after mapping.
     public let kind: RequestKind
     /// Per-call options.
     public let options: RequestOptions
+    /// When the whole call must have ended (its total timeout), or `nil` when it has no total limit. The Client
+    /// enforces it around the whole chain; middleware that waits (a retry's backoff) should not wait past it.
+    public let deadline: ContinuousClock.Instant?
 
     /// Creates a context.
-    public init(endpoint: any RemoteService, kind: RequestKind = .data, options: RequestOptions = RequestOptions()) {
+    public init(
+        endpoint: any RemoteService, kind: RequestKind = .data, options: RequestOptions = RequestOptions(),
+        deadline: ContinuousClock.Instant? = nil
+    ) {
         self.endpoint = endpoint
         self.kind = kind
         self.options = options
+        self.deadline = deadline
     }
 }
 
@@ -52,15 +61,33 @@ public enum UploadSource: Sendable {
 
 /// Options for one call.
 public struct RequestOptions: Sendable {
-    /// A timeout for this call in seconds, overriding the endpoint's.
+    /// The largest timeout NAL accepts, in seconds: 7 days. Larger values, NaN and infinity are refused with
+    /// `InvalidRequestReason.invalidTimeout` (FoundationNetworking crashes on them).
+    public static let maximumTimeout: TimeInterval = 7 * 24 * 3600
+
+    /// The idle timeout for this call in seconds, overriding the endpoint's `timeout`: the call fails with
+    /// `NALError.timedOut` when nothing is sent or received for this long. Millisecond precision.
     public var timeout: TimeInterval?
+    /// The total timeout for this call in seconds, overriding the endpoint's `totalTimeout`: the whole call,
+    /// middleware and retries included, must end within it.
+    public var totalTimeout: TimeInterval?
     /// The most bytes of body to keep in memory for this call, overriding the transport's limit.
     public var maximumResponseSize: Int?
 
     /// Creates options; `nil` keeps the endpoint's or transport's setting.
-    public init(timeout: TimeInterval? = nil, maximumResponseSize: Int? = nil) {
+    public init(timeout: TimeInterval? = nil, totalTimeout: TimeInterval? = nil, maximumResponseSize: Int? = nil) {
         self.timeout = timeout
+        self.totalTimeout = totalTimeout
         self.maximumResponseSize = maximumResponseSize
+    }
+
+    /// Throws `InvalidRequestReason.invalidTimeout` unless `value` is `nil` or a finite number of seconds in
+    /// `0 < value <= maximumTimeout`.
+    static func validate(_ value: TimeInterval?, setting: String) throws(NALError) {
+        guard let value else { return }
+        guard value.isFinite, value > 0, value <= maximumTimeout else {
+            throw .invalidRequest(.invalidTimeout(setting: setting, value: value))
+        }
     }
 }
 

@@ -7,17 +7,38 @@ import NALLogging
     public import Foundation
 #endif
 
-/// Sends requests with `URLSession`, through a session delegate.
+/// Sends requests with `URLSession`, through a session delegate, built around the Linux facts of
+/// FoundationNetworking.
 ///
-/// On Linux a completion handler sees only the last body chunk, so every chunk is appended here in the delegate.
-/// Download tasks are never created (they crash custom URLProtocols on Linux). Cancelling the calling `Task` cancels
-/// the `URLSessionTask`. Redirects follow `redirectPolicy`, and credentials never cross origins.
+/// - Every body chunk is appended in the delegate (a completion handler sees only the last one on Linux). At most
+///   `maximumResponseSize` bytes are kept; past that the call ends at once with `NALError.responseTooLarge`, and
+///   the transfer is cancelled off the delegate queue so that queued chunks are dropped instead of piling up.
+/// - Before sending, the request is checked as it will go out: `http` or `https`, header names and values, no
+///   framing header, a valid timeout.
+/// - The configuration's `httpAdditionalHeaders` are moved onto each request (the request's own headers win), so
+///   that they follow the same redirect rules as every other header.
+/// - Redirects are followed by NAL (see `RedirectPolicy`): 307 and 308 keep their method and body, and sensitive
+///   headers never cross origins.
+/// - The idle timeout (`request.timeoutInterval`, or the configuration's `timeoutIntervalForRequest` when the
+///   request keeps URLRequest's default of 60 s) is enforced by NAL with millisecond precision; FoundationNetworking
+///   rounds it down to whole seconds and crashes on NaN or huge values.
+/// - Download tasks are never created (they crash custom URLProtocols on Linux). Cancelling the calling `Task`
+///   ends the call with `NALError.cancelled` at once and cancels the `URLSessionTask`.
 public final class URLSessionTransport: Transport {
     /// The default in-memory limit for a response body: 64 MiB.
     public static let defaultMaximumResponseSize = 64 << 20
+    /// The most redirects one call follows.
+    public static let maximumRedirects = 20
+    /// URLRequest's own default, which means "not set": the configuration's idle timeout applies instead.
+    private static let defaultRequestTimeout: TimeInterval = 60
 
     private let session: URLSession
     private let tasks: SessionTasks
+    private let redirectPolicy: RedirectPolicy
+    /// The configuration's `httpAdditionalHeaders`, sent by NAL on each request instead of by URLSession.
+    private let additionalHeaders: [(name: String, value: String)]
+    /// The configuration's `timeoutIntervalForRequest`.
+    private let sessionIdleTimeout: TimeInterval
     /// The most bytes of body kept in memory; more ends the call with `NALError.responseTooLarge`.
     public let maximumResponseSize: Int
 
@@ -28,8 +49,15 @@ public final class URLSessionTransport: Transport {
         redirectPolicy: RedirectPolicy = .follow
     ) {
         self.maximumResponseSize = maximumResponseSize
-        tasks = SessionTasks(redirectPolicy: redirectPolicy)
-        session = URLSession(configuration: configuration, delegate: tasks, delegateQueue: nil)
+        self.redirectPolicy = redirectPolicy
+        let own = (configuration.copy() as? URLSessionConfiguration) ?? configuration
+        additionalHeaders = (own.httpAdditionalHeaders ?? [:])
+            .map { (name: "\($0.key)", value: "\($0.value)") }
+            .sorted { $0.name < $1.name }
+        own.httpAdditionalHeaders = nil
+        sessionIdleTimeout = own.timeoutIntervalForRequest
+        tasks = SessionTasks()
+        session = URLSession(configuration: own, delegate: tasks, delegateQueue: nil)
     }
 
     deinit {
@@ -37,10 +65,12 @@ public final class URLSessionTransport: Transport {
         session.finishTasksAndInvalidate()
     }
 
-    /// Sends `request` and collects the whole body.
+    /// Sends `request`, follows redirects, and collects the whole body.
     public func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
         var request = request
-        if let timeout = context.options.timeout { request.timeoutInterval = timeout }
+        try addAdditionalHeaders(to: &request)
+        try Self.checkSendable(request)
+        let idleTimeout = try idleTimeout(of: request)
         switch context.kind {
         case .data:
             break
@@ -62,154 +92,73 @@ public final class URLSessionTransport: Transport {
         let startDate = Date()
         let clock = ContinuousClock()
         let start = clock.now
-        let task = session.dataTask(with: request)
-        let outcome = await withTaskCancellationHandler {
-            await withUnsafeContinuation { continuation in
-                tasks.start(task, limit: limit, continuation: continuation)
+        var current = request
+        // Foundation's own timer counts whole seconds; it only backs NAL's up and never fires first.
+        current.timeoutInterval = min(idleTimeout.rounded(.up) + 1, RequestOptions.maximumTimeout)
+        var redirects = 0
+        while true {
+            let (httpResponse, data) = try await tasks.exchange(
+                current, in: session, limit: limit, idleTimeout: idleTimeout)
+            guard let next = try followUp(to: current, after: httpResponse) else {
+                return Response(
+                    request: request, httpResponse: httpResponse, data: data,
+                    timing: ResponseTiming(start: startDate, duration: clock.now - start))
             }
-        } onCancel: {
-            task.cancel()
-        }
-        let (httpResponse, data) = try outcome.get()
-        return Response(
-            request: request, httpResponse: httpResponse, data: data,
-            timing: ResponseTiming(start: startDate, duration: clock.now - start))
-    }
-}
-
-/// The session delegate: per-task state keyed by task identifier, under one lock.
-final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
-    typealias Outcome = Result<(HTTPURLResponse, Data), NALError>
-
-    struct State: Sendable {
-        let limit: Int
-        let continuation: UnsafeContinuation<Outcome, Never>
-        var response: HTTPURLResponse?
-        var body = Data()
-        var failure: NALError?
-        /// The 401 or 407 of a declined authentication challenge; the call returns it.
-        var challengeResponse: HTTPURLResponse?
-    }
-
-    private let states = Locked<[Int: State]>([:])
-    private let redirectPolicy: RedirectPolicy
-    private static let log = Logger(nal: .request)
-
-    init(redirectPolicy: RedirectPolicy) {
-        self.redirectPolicy = redirectPolicy
-    }
-
-    func start(_ task: URLSessionDataTask, limit: Int, continuation: UnsafeContinuation<Outcome, Never>) {
-        states.withLock { $0[task.taskIdentifier] = State(limit: limit, continuation: continuation) }
-        // A Task cancelled before this point has already run its cancellation handler; don't start the request.
-        if Task.isCancelled {
-            finish(task.taskIdentifier, with: .failure(.cancelled))
-            task.cancel()
-            return
-        }
-        task.resume()
-    }
-
-    private func finish(_ identifier: Int, with outcome: Outcome) {
-        states.withLock { $0.removeValue(forKey: identifier) }?.continuation.resume(returning: outcome)
-    }
-
-    /// Ends the call early with `failure` (the body is too large) and stops the transfer.
-    private func abort(_ task: URLSessionTask, with failure: NALError) {
-        states.withLock { $0[task.taskIdentifier]?.failure = failure }
-        task.cancel()
-    }
-
-    func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
-    ) {
-        let limit = states.withLock { states -> Int? in
-            states[dataTask.taskIdentifier]?.response = response as? HTTPURLResponse
-            return states[dataTask.taskIdentifier]?.limit
-        }
-        if let limit, response.expectedContentLength > Int64(limit) {
-            abort(dataTask, with: .responseTooLarge(limit: limit, url: response.url))
-            completionHandler(.cancel)
-            return
-        }
-        completionHandler(.allow)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let overflow = states.withLock { states -> Int? in
-            let identifier = dataTask.taskIdentifier
-            guard let limit = states[identifier]?.limit, states[identifier]?.failure == nil else { return nil }
-            states[identifier]?.body.append(data)
-            return (states[identifier]?.body.count ?? 0) > limit ? limit : nil
-        }
-        if let limit = overflow {
-            abort(dataTask, with: .responseTooLarge(limit: limit, url: dataTask.originalRequest?.url))
+            redirects += 1
+            guard redirects <= Self.maximumRedirects else {
+                throw .transport(
+                    URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: next.url as Any]))
+            }
+            current = next
         }
     }
 
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        let safe = RedirectPolicy.strippingCredentials(request, from: response.url ?? task.currentRequest?.url)
-        let next: URLRequest?
+    /// The next request of a redirect chain, or `nil` to return `response`.
+    private func followUp(to request: URLRequest, after response: HTTPURLResponse) throws(NALError) -> URLRequest? {
+        guard let proposed = RedirectPolicy.followUp(to: request, after: response), let origin = request.url else {
+            return nil
+        }
+        var next: URLRequest?
         switch redirectPolicy {
-        case .follow: next = safe
+        case .follow: next = proposed
         case .doNotFollow: next = nil
-        case .custom(let decide): next = decide(response, safe)
+        case .custom(let decide):
+            next = decide(response, proposed).map { RedirectPolicy.strippingCredentials($0, leaving: origin) }
         }
-        Self.log.debug(
+        SessionTasks.log.debug(
             """
-            redirect \(response.statusCode) to \
-            \(SensitiveHeaders.redactingQuery(of: request.url?.absoluteString ?? ""), privacy: .public): \
+            redirect \(response.statusCode) to \(DisplayText.url(proposed.url), privacy: .public): \
             \(next == nil ? "not followed" : "followed", privacy: .public)
             """)
-        completionHandler(next)
+        if let next { try Self.checkSendable(next) }
+        return next
     }
 
-    /// Credentials travel in headers the caller sets, so a challenge (a 401 with `WWW-Authenticate`) is declined
-    /// and the call returns the 401 itself. On Linux, default handling waits forever and declining cancels the
-    /// task, so the challenge's response is kept here and returned when the task ends.
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
-    ) {
-        if let response = challenge.failureResponse as? HTTPURLResponse {
-            states.withLock { $0[task.taskIdentifier]?.challengeResponse = response }
+    /// Moves the configuration's additional headers onto the request; a header the request has wins.
+    private func addAdditionalHeaders(to request: inout URLRequest) throws(NALError) {
+        for (name, value) in additionalHeaders where request.value(forHTTPHeaderField: name) == nil {
+            try request.setValidatedHeader(value, forName: name)
         }
-        completionHandler(.rejectProtectionSpace, nil)
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let state = states.withLock({ $0[task.taskIdentifier] }) else { return }
-        let outcome: Outcome
-        if let challenged = state.challengeResponse, state.failure == nil,
-            error == nil || (error as? URLError)?.code == .cancelled
-        {
-            outcome = .success((state.response ?? challenged, state.body))
-        } else if let failure = state.failure {
-            outcome = .failure(failure)
-        } else if let error {
-            outcome = .failure(Self.nalError(error, url: task.originalRequest?.url))
-        } else if let response = state.response {
-            outcome = .success((response, state.body))
-        } else {
-            outcome = .failure(.transport(URLError(.badServerResponse)))
+    /// The idle timeout of `request`: its own, or the session's when it keeps URLRequest's default.
+    private func idleTimeout(of request: URLRequest) throws(NALError) -> TimeInterval {
+        if request.timeoutInterval == Self.defaultRequestTimeout {
+            try RequestOptions.validate(
+                sessionIdleTimeout, setting: "URLSessionConfiguration timeoutIntervalForRequest")
+            return sessionIdleTimeout
         }
-        finish(task.taskIdentifier, with: outcome)
+        try RequestOptions.validate(request.timeoutInterval, setting: "URLRequest timeoutInterval")
+        return request.timeoutInterval
     }
 
-    static func nalError(_ error: any Error, url: URL?) -> NALError {
-        guard let urlError = error as? URLError else {
-            var userInfo: [String: Any] = [NSUnderlyingErrorKey: error]
-            if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
-            return .transport(URLError(.unknown, userInfo: userInfo))
-        }
-        switch urlError.code {
-        case .cancelled: return .cancelled
-        case .timedOut: return .timedOut(urlError)
-        default: return .transport(urlError)
-        }
+    /// What every request meets before it goes out, whoever built it: an `http` or `https` URL, and headers that
+    /// are tokens, hold no control character, and include no framing header.
+    static func checkSendable(_ request: URLRequest) throws(NALError) {
+        guard let url = request.url else { throw .invalidRequest(.missingURL) }
+        let scheme = url.scheme?.lowercased() ?? ""
+        guard scheme == "http" || scheme == "https" else { throw .invalidRequest(.unsupportedScheme(scheme)) }
+        if let method = request.httpMethod, !HTTPToken.isValid(method) { throw .invalidRequest(.invalidMethod(method)) }
+        try HeaderChecks.checkAll(in: request)
     }
 }

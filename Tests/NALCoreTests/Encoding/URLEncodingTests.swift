@@ -193,6 +193,6 @@ struct URLEncodingTests {
         #expect(nested == "a[b]")
         #expect(
             "\(NALError.encoding(.emptyKey(keyPath: "a[b]")))"
-                == "Encoding failed: the dictionary at 'a[b]' has an empty key.")
+                == "Encoding failed: the container at 'a[b]' has an empty key.")
     }
 }

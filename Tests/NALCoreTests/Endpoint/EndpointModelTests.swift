@@ -4,11 +4,19 @@ import Testing
 
 @Suite("Endpoint model")
 struct EndpointModelTests {
-    @Test("HTTPMethod statics, custom methods and literals")
+    @Test("HTTPMethod statics, custom methods and literals; standard methods in any case become upper case")
     func methods() {
         #expect(HTTPMethod.patch.rawValue == "PATCH")
         #expect(HTTPMethod(rawValue: "PROPFIND") == "PROPFIND")
-        #expect(HTTPMethod(rawValue: "get") != .get)
+        for (written, standard) in [
+            ("get", HTTPMethod.get), ("Post", .post), ("put", .put), ("patch", .patch), ("dElEtE", .delete),
+            ("head", .head), ("options", .options), ("trace", .trace), ("connect", .connect),
+        ] {
+            #expect(HTTPMethod(rawValue: written) == standard)
+            #expect(HTTPMethod(rawValue: written).rawValue == standard.rawValue.uppercased())
+        }
+        #expect(HTTPMethod(rawValue: "propfind").rawValue == "propfind", "extension methods are sent as written")
+        #expect(HTTPMethod(rawValue: "patchy").rawValue == "patchy")
         #expect(Set<HTTPMethod>([.get, "GET", .post]).count == 2)
         #expect("\(HTTPMethod.delete)" == "DELETE")
     }

@@ -14,6 +14,7 @@ struct TestEndpoint: RemoteService {
     var headers: [String: String]? = nil
     var validation = RequestValidation.successCodes
     var timeout: TimeInterval? = nil
+    var totalTimeout: TimeInterval? = nil
     var cachePolicy: URLRequest.CachePolicy? = nil
 }
 

@@ -1,13 +1,23 @@
 import Foundation
 
-/// A NaN or infinite number met while encoding, with the coding path to it.
+/// A value the form cannot hold, met while encoding, at a node of the tree.
 struct FormEncodingFault: Error {
-    let codingPath: [any CodingKey]
+    enum Kind {
+        /// NaN or infinity.
+        case nonFiniteNumber
+        /// A container deeper than `ParameterValue.maximumNestingDepth`.
+        case nestingTooDeep
+    }
+
+    let kind: Kind
+    let node: Int
 }
 
-/// One value in the tree an `Encodable` is encoded into. A reference type, because containers handed out by the
-/// `Encoder` keep writing into their node after they are returned.
-final class FormNode {
+/// The tree an `Encodable` is encoded into: one flat array of nodes owned by one object. Containers handed out by
+/// the `Encoder` keep writing into their node after they are returned, so the tree is shared by reference; keeping
+/// the nodes in one array makes an encode allocate per container rather than per key, and coding paths are built
+/// only when someone asks for one.
+final class FormTree {
     enum Content {
         case empty
         case scalar(ParameterValue)
@@ -15,34 +25,122 @@ final class FormNode {
         case array
     }
 
-    var content = Content.empty
-    var children: [String: FormNode] = [:]
-    var elements: [FormNode] = []
+    enum Key {
+        case root
+        case name(String)
+        case index(Int)
+    }
 
-    var parameterValue: ParameterValue {
+    struct Node {
+        var content = Content.empty
+        let key: Key
+        let parent: Int
+        /// Containers above this node; the root's children are at 1.
+        let depth: Int
+        var firstChild = -1
+        var lastChild = -1
+        var nextSibling = -1
+        var childCount = 0
+    }
+
+    let options: URLEncodedFormEncoder
+    private(set) var nodes: [Node]
+    /// The first container nested deeper than `ParameterValue.maximumNestingDepth`, reported when encoding ends
+    /// (container accessors cannot throw).
+    private(set) var tooDeep: Int?
+
+    init(options: URLEncodedFormEncoder) {
+        self.options = options
+        nodes = [Node(key: .root, parent: -1, depth: 0)]
+        nodes.reserveCapacity(16)
+    }
+
+    func addChild(of parent: Int, key: Key) -> Int {
+        let index = nodes.count
+        nodes.append(Node(key: key, parent: parent, depth: nodes[parent].depth + 1))
+        let previous = nodes[parent].lastChild
+        if previous >= 0 { nodes[previous].nextSibling = index } else { nodes[parent].firstChild = index }
+        nodes[parent].lastChild = index
+        nodes[parent].childCount += 1
+        return index
+    }
+
+    func set(_ content: Content, at node: Int) {
         switch content {
-        case .empty: .dictionary([:])
-        case .scalar(let value): value
-        case .object: .dictionary(children.mapValues(\.parameterValue))
-        case .array: .array(elements.map(\.parameterValue))
+        case .object, .array:
+            if nodes[node].depth >= ParameterValue.maximumNestingDepth, tooDeep == nil { tooDeep = node }
+        case .empty, .scalar:
+            break
+        }
+        nodes[node].content = content
+    }
+
+    func childCount(of node: Int) -> Int { nodes[node].childCount }
+
+    /// The coding path from the root to `node`.
+    func codingPath(of node: Int) -> [any CodingKey] {
+        var path: [any CodingKey] = []
+        var current = node
+        while current > 0 {
+            switch nodes[current].key {
+            case .root: break
+            case .name(let name): path.append(FormIndexKey(stringValue: name))
+            case .index(let index): path.append(FormIndexKey(intValue: index))
+            }
+            current = nodes[current].parent
+        }
+        return path.reversed()
+    }
+
+    /// `node`'s location in key-path notation: `filter[min]`, `tags[0]`.
+    func keyPath(of node: Int) -> String {
+        KeyPathNotation.render(codingPath: codingPath(of: node))
+    }
+
+    /// The value at `node` as parameters. Recursion is bounded: a tree deeper than the nesting limit is refused
+    /// before this runs.
+    func parameterValue(at node: Int) -> ParameterValue {
+        switch nodes[node].content {
+        case .empty:
+            return .dictionary([:])
+        case .scalar(let value):
+            return value
+        case .object:
+            var object = [String: ParameterValue](minimumCapacity: nodes[node].childCount)
+            var child = nodes[node].firstChild
+            while child >= 0 {
+                if case .name(let name) = nodes[child].key { object[name] = parameterValue(at: child) }
+                child = nodes[child].nextSibling
+            }
+            return .dictionary(object)
+        case .array:
+            var elements: [ParameterValue] = []
+            elements.reserveCapacity(nodes[node].childCount)
+            var child = nodes[node].firstChild
+            while child >= 0 {
+                elements.append(parameterValue(at: child))
+                child = nodes[child].nextSibling
+            }
+            return .array(elements)
         }
     }
 }
 
-/// The `Encoder` behind `URLEncodedFormEncoder`.
+/// The `Encoder` behind `URLEncodedFormEncoder`: a tree and a node, two words, so passing it as `any Encoder`
+/// does not allocate.
 struct FormValueEncoder: Encoder {
-    let options: URLEncodedFormEncoder
-    let node: FormNode
-    let codingPath: [any CodingKey]
+    let tree: FormTree
+    let node: Int
+    var codingPath: [any CodingKey] { tree.codingPath(of: node) }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        node.content = .object
+        tree.set(.object, at: node)
         return KeyedEncodingContainer(FormKeyedContainer<Key>(encoder: self))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        node.content = .array
+        tree.set(.array, at: node)
         return FormUnkeyedContainer(encoder: self)
     }
 
@@ -50,50 +148,55 @@ struct FormValueEncoder: Encoder {
         FormSingleValueContainer(encoder: self)
     }
 
-    /// An encoder for a child node one key deeper.
-    func child(_ node: FormNode, key: any CodingKey) -> FormValueEncoder {
-        FormValueEncoder(options: options, node: node, codingPath: codingPath + [key])
+    /// An encoder for a new child of this node.
+    func child(_ key: FormTree.Key) -> FormValueEncoder {
+        FormValueEncoder(tree: tree, node: tree.addChild(of: node, key: key))
     }
 
     /// Stores `value` in this encoder's node: primitives directly, dates and data per the options, anything else
     /// through its own `encode(to:)`.
     func store(_ value: some Encodable) throws {
         switch value {
-        case let string as String: node.content = .scalar(.string(string))
-        case let bool as Bool: node.content = .scalar(.bool(bool))
-        case let int as Int: node.content = .scalar(.int(int))
+        case let string as String: tree.set(.scalar(.string(string)), at: node)
+        case let bool as Bool: tree.set(.scalar(.bool(bool)), at: node)
+        case let int as Int: tree.set(.scalar(.int(int)), at: node)
         case let double as Double:
-            guard double.isFinite else { throw FormEncodingFault(codingPath: codingPath) }
-            node.content = .scalar(.double(double))
+            guard double.isFinite else { throw FormEncodingFault(kind: .nonFiniteNumber, node: node) }
+            tree.set(.scalar(.double(double)), at: node)
         case let float as Float:
-            guard float.isFinite else { throw FormEncodingFault(codingPath: codingPath) }
+            guard float.isFinite else { throw FormEncodingFault(kind: .nonFiniteNumber, node: node) }
             // Float's own shortest text: widening to Double would write 0.1 as 0.10000000149011612.
-            node.content = .scalar(.string(float.description))
+            tree.set(.scalar(.string(float.description)), at: node)
         case let integer as any BinaryInteger:
-            node.content = .scalar(Int(exactly: integer).map(ParameterValue.int) ?? .string("\(integer)"))
+            tree.set(.scalar(Int(exactly: integer).map(ParameterValue.int) ?? .string("\(integer)")), at: node)
         case let date as Date: try storeDate(date)
         case let data as Data: try storeData(data)
-        case let url as URL: node.content = .scalar(.string(url.absoluteString))
-        case let decimal as Decimal: node.content = .scalar(.string(decimal.description))
-        default: try value.encode(to: self)
+        case let url as URL: tree.set(.scalar(.string(url.absoluteString)), at: node)
+        case let decimal as Decimal: tree.set(.scalar(.string(decimal.description)), at: node)
+        default:
+            // Stop here rather than let a recursive `encode(to:)` run on until the stack overflows.
+            guard tree.nodes[node].depth < ParameterValue.maximumNestingDepth else {
+                throw FormEncodingFault(kind: .nestingTooDeep, node: node)
+            }
+            try value.encode(to: self)
         }
     }
 
     private func storeDate(_ date: Date) throws {
-        switch options.dateEncoding {
+        switch tree.options.dateEncoding {
         case .deferredToDate: try date.encode(to: self)
-        case .secondsSince1970: node.content = .scalar(.double(date.timeIntervalSince1970))
-        case .millisecondsSince1970: node.content = .scalar(.double(date.timeIntervalSince1970 * 1000))
-        case .iso8601: node.content = .scalar(.string(date.ISO8601Format()))
-        case .custom(let format): node.content = .scalar(.string(try format(date)))
+        case .secondsSince1970: tree.set(.scalar(.double(date.timeIntervalSince1970)), at: node)
+        case .millisecondsSince1970: tree.set(.scalar(.double(date.timeIntervalSince1970 * 1000)), at: node)
+        case .iso8601: tree.set(.scalar(.string(date.ISO8601Format())), at: node)
+        case .custom(let format): tree.set(.scalar(.string(try format(date))), at: node)
         }
     }
 
     private func storeData(_ data: Data) throws {
-        switch options.dataEncoding {
+        switch tree.options.dataEncoding {
         case .deferredToData: try data.encode(to: self)
-        case .base64: node.content = .scalar(.string(data.base64EncodedString()))
-        case .custom(let format): node.content = .scalar(.string(try format(data)))
+        case .base64: tree.set(.scalar(.string(data.base64EncodedString())), at: node)
+        case .custom(let format): tree.set(.scalar(.string(try format(data))), at: node)
         }
     }
 }
@@ -103,13 +206,12 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var codingPath: [any CodingKey] { encoder.codingPath }
 
     private func child(for key: any CodingKey) -> FormValueEncoder {
-        let node = FormNode()
-        encoder.node.children[encoder.options.keyEncoding.encode(key.stringValue)] = node
-        return encoder.child(node, key: key)
+        encoder.child(.name(encoder.tree.options.keyEncoding.encode(key.stringValue)))
     }
 
     mutating func encodeNil(forKey key: Key) throws {
-        child(for: key).node.content = .scalar(.null)
+        let child = child(for: key)
+        child.tree.set(.scalar(.null), at: child.node)
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
@@ -127,7 +229,7 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func superEncoder() -> any Encoder {
-        child(for: FormIndexKey(stringValue: "super"))
+        encoder.child(.name("super"))
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
@@ -138,17 +240,15 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 struct FormUnkeyedContainer: UnkeyedEncodingContainer {
     let encoder: FormValueEncoder
     var codingPath: [any CodingKey] { encoder.codingPath }
-    var count: Int { encoder.node.elements.count }
+    var count: Int { encoder.tree.childCount(of: encoder.node) }
 
     private func nextChild() -> FormValueEncoder {
-        let node = FormNode()
-        let key = FormIndexKey(intValue: encoder.node.elements.count)
-        encoder.node.elements.append(node)
-        return encoder.child(node, key: key)
+        encoder.child(.index(count))
     }
 
     mutating func encodeNil() throws {
-        nextChild().node.content = .scalar(.null)
+        let child = nextChild()
+        child.tree.set(.scalar(.null), at: child.node)
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
@@ -177,7 +277,7 @@ struct FormSingleValueContainer: SingleValueEncodingContainer {
     var codingPath: [any CodingKey] { encoder.codingPath }
 
     mutating func encodeNil() throws {
-        encoder.node.content = .scalar(.null)
+        encoder.tree.set(.scalar(.null), at: encoder.node)
     }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
@@ -185,7 +285,7 @@ struct FormSingleValueContainer: SingleValueEncodingContainer {
     }
 }
 
-/// A coding key for array positions and `super`.
+/// A coding key for names, array positions and `super`.
 struct FormIndexKey: CodingKey {
     let stringValue: String
     let intValue: Int?

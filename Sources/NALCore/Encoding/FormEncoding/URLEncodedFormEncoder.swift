@@ -4,7 +4,8 @@ public import Foundation
 /// body (`formEncodable`).
 ///
 /// The value must encode as a keyed container. Nested values follow `URLEncoding`'s conventions (`key[sub]=v`,
-/// arrays per `arrayEncoding`), keys are sorted, and an optional that is `nil` is left out.
+/// arrays per `arrayEncoding`), keys are sorted, and an optional that is `nil` is left out. Values nested deeper
+/// than `ParameterValue.maximumNestingDepth` containers are refused with `nestingTooDeep`.
 public struct URLEncodedFormEncoder: Sendable {
     /// How `Date` values are written.
     public enum DateEncoding: Sendable {
@@ -113,15 +114,25 @@ public struct URLEncodedFormEncoder: Sendable {
     }
 
     private func topLevelParameters(_ value: any Encodable) throws(NALError) -> Parameters {
-        let root = FormNode()
+        let tree = FormTree(options: self)
         do {
-            try FormValueEncoder(options: self, node: root, codingPath: []).store(value)
+            try FormValueEncoder(tree: tree, node: 0).store(value)
         } catch let fault as FormEncodingFault {
-            throw .encoding(.nonFiniteNumber(keyPath: CodingPathRenderer.keyPath(fault.codingPath)))
+            let keyPath = tree.keyPath(of: fault.node)
+            switch fault.kind {
+            case .nonFiniteNumber:
+                throw .encoding(.nonFiniteNumber(keyPath: keyPath))
+            case .nestingTooDeep:
+                throw .encoding(.nestingTooDeep(keyPath: keyPath, limit: ParameterValue.maximumNestingDepth))
+            }
         } catch {
             throw .encoding(.encodableFailed(type: String(describing: type(of: value)), underlying: error))
         }
-        switch root.parameterValue {
+        if let tooDeep = tree.tooDeep {
+            throw .encoding(
+                .nestingTooDeep(keyPath: tree.keyPath(of: tooDeep), limit: ParameterValue.maximumNestingDepth))
+        }
+        switch tree.parameterValue(at: 0) {
         case .dictionary(let parameters): return parameters
         default: throw .encoding(.topLevelNotKeyed(type: String(describing: type(of: value))))
         }

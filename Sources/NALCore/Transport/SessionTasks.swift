@@ -1,0 +1,272 @@
+import NALLogging
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+#else
+    import Foundation
+#endif
+
+/// The session delegate of `URLSessionTransport`: runs one data task per `exchange`, with per-task state keyed by
+/// task identifier under one lock.
+///
+/// A call ends exactly once, by whichever comes first: the task completing, the body passing its limit, the idle
+/// timeout, or the calling `Task` being cancelled. Ending early removes the state at once, so chunks that are
+/// still queued for the delegate are dropped as they arrive, and cancels the `URLSessionTask` from a background
+/// queue: `cancel()` waits for the session's work queue, which a fast transfer keeps busy for seconds, and the
+/// delegate queue must keep draining meanwhile.
+final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
+    typealias Outcome = Result<(HTTPURLResponse, Data), NALError>
+
+    struct State: Sendable {
+        let limit: Int
+        let idleTimeout: TimeInterval
+        let url: URL?
+        let continuation: UnsafeContinuation<Outcome, Never>
+        var response: HTTPURLResponse?
+        var body = Data()
+        /// The 401 or 407 of a declined authentication challenge; the call returns it.
+        var challengeResponse: HTTPURLResponse?
+        /// When a byte last moved, for the idle timeout.
+        var lastActivity: ContinuousClock.Instant
+        var watchdog: Task<Void, Never>?
+    }
+
+    private let states = Locked<[Int: State]>([:])
+    static let log = Logger(nal: .request)
+
+    /// Sends `request` once, without following redirects, and returns the response and body.
+    func exchange(
+        _ request: URLRequest, in session: URLSession, limit: Int, idleTimeout: TimeInterval
+    ) async throws(NALError) -> (HTTPURLResponse, Data) {
+        let task = session.dataTask(with: request)
+        let identifier = task.taskIdentifier
+        let outcome = await withTaskCancellationHandler {
+            await withUnsafeContinuation { continuation in
+                start(task, url: request.url, limit: limit, idleTimeout: idleTimeout, continuation: continuation)
+            }
+        } onCancel: {
+            end(task, identifier, with: .failure(.cancelled))
+        }
+        return try outcome.get()
+    }
+
+    private func start(
+        _ task: URLSessionDataTask, url: URL?, limit: Int, idleTimeout: TimeInterval,
+        continuation: UnsafeContinuation<Outcome, Never>
+    ) {
+        let identifier = task.taskIdentifier
+        let now = ContinuousClock.now
+        states.withLock {
+            $0[identifier] = State(
+                limit: limit, idleTimeout: idleTimeout, url: url, continuation: continuation, lastActivity: now)
+        }
+        // A Task cancelled before this point has already run its cancellation handler; don't start the request.
+        if Task.isCancelled {
+            end(task, identifier, with: .failure(.cancelled))
+            return
+        }
+        let watchdog = Task { [weak self] in
+            guard let self else { return }
+            await self.watchIdleTime(of: task, identifier, timeout: idleTimeout, from: now)
+        }
+        let stillRunning = states.withLock { states -> Bool in
+            guard states[identifier] != nil else { return false }
+            states[identifier]?.watchdog = watchdog
+            return true
+        }
+        guard stillRunning else {
+            watchdog.cancel()
+            return
+        }
+        task.resume()
+    }
+
+    /// Ends the call for `identifier` with `outcome` unless it has ended, and cancels the task if it may still run.
+    private func end(_ task: URLSessionTask, _ identifier: Int, with outcome: Outcome) {
+        guard finish(identifier, with: outcome) else { return }
+        // `cancel()` waits for the session's work queue; never block the caller (often the delegate queue) on it.
+        DispatchQueue.global().async { task.cancel() }
+    }
+
+    /// Resumes the continuation of `identifier` with `outcome`; `false` when the call had already ended.
+    @discardableResult
+    private func finish(_ identifier: Int, with outcome: Outcome) -> Bool {
+        guard let state = states.withLock({ $0.removeValue(forKey: identifier) }) else { return false }
+        state.watchdog?.cancel()
+        state.continuation.resume(returning: outcome)
+        return true
+    }
+
+    /// Sleeps until the idle deadline, again and again while bytes keep moving, and ends the call when nothing has
+    /// moved for `timeout`.
+    private func watchIdleTime(
+        of task: URLSessionTask, _ identifier: Int, timeout: TimeInterval, from start: ContinuousClock.Instant
+    ) async {
+        let idle = Duration.milliseconds(Int64((timeout * 1000).rounded(.up)))
+        var deadline = start + idle
+        while true {
+            do {
+                try await Task.sleep(until: deadline, tolerance: .milliseconds(1), clock: .continuous)
+            } catch {
+                return
+            }
+            guard let state = states.withLock({ $0[identifier] }) else { return }
+            let due = state.lastActivity + idle
+            if due <= ContinuousClock.now {
+                end(
+                    task, identifier,
+                    with: .failure(.timedOut(TimeoutFailure(limit: .idle, seconds: timeout, url: state.url))))
+                return
+            }
+            deadline = due
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let identifier = dataTask.taskIdentifier
+        let expected = response.expectedContentLength
+        let limit = states.withLock { states -> Int? in
+            guard let index = states.index(forKey: identifier) else { return nil }
+            states.values[index].response = response as? HTTPURLResponse
+            states.values[index].lastActivity = .now
+            let limit = states.values[index].limit
+            if expected > 0, expected <= Int64(limit) { states.values[index].body.reserveCapacity(Int(expected)) }
+            return limit
+        }
+        if let limit, expected > Int64(limit) {
+            end(dataTask, identifier, with: .failure(.responseTooLarge(limit: limit, url: response.url)))
+            completionHandler(.cancel)
+            return
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let identifier = dataTask.taskIdentifier
+        let overflow = states.withLock { states -> (limit: Int, url: URL?)? in
+            guard let index = states.index(forKey: identifier) else { return nil }
+            states.values[index].lastActivity = .now
+            let limit = states.values[index].limit
+            guard states.values[index].body.count + data.count <= limit else {
+                return (limit, states.values[index].url)
+            }
+            states.values[index].body.append(data)
+            return nil
+        }
+        if let overflow {
+            end(dataTask, identifier, with: .failure(.responseTooLarge(limit: overflow.limit, url: overflow.url)))
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        states.withLock { states in
+            guard let index = states.index(forKey: task.taskIdentifier) else { return }
+            states.values[index].lastActivity = .now
+        }
+    }
+
+    /// NAL follows redirects itself (see `RedirectPolicy`), so FoundationNetworking never does: it would drop the
+    /// body of a 307 or 308 and forward credentials that came from the configuration.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
+    /// Credentials travel in headers the caller sets, so a challenge (a 401 with `WWW-Authenticate`) is declined
+    /// and the call returns the 401 itself. On Linux, default handling waits forever and declining cancels the
+    /// task, so the challenge's response is kept here and returned when the task ends.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        if let response = challenge.failureResponse as? HTTPURLResponse {
+            states.withLock { $0[task.taskIdentifier]?.challengeResponse = response }
+        }
+        completionHandler(.rejectProtectionSpace, nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let identifier = task.taskIdentifier
+        let outcome = states.withLock { states -> Outcome? in
+            guard let state = states[identifier] else { return nil }
+            if let challenged = state.challengeResponse, error == nil || (error as? URLError)?.code == .cancelled {
+                return .success((state.response ?? challenged, state.body))
+            }
+            if let error {
+                return .failure(Self.nalError(error, state: state))
+            }
+            guard let response = state.response else { return .failure(.transport(URLError(.badServerResponse))) }
+            if let cutShort = Self.truncatedGzip(response, url: state.url) { return .failure(cutShort) }
+            return .success((response, state.body))
+        }
+        if let outcome { finish(identifier, with: outcome) }
+    }
+
+    /// Foundation's error as an `NALError`. libcurl's failures after the headers arrived reach Foundation as
+    /// `URLError.unknown` (-1) with only libcurl's message; they get the code of what happened, with the original
+    /// kept as the underlying error, so that messages give the right advice and retries see a lost connection.
+    static func nalError(_ error: any Error, state: State) -> NALError {
+        var userInfo: [String: Any] = [NSUnderlyingErrorKey: error]
+        if let url = state.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        guard let urlError = error as? URLError else { return .transport(URLError(.unknown, userInfo: userInfo)) }
+        switch urlError.code {
+        case .cancelled:
+            return .cancelled
+        case .timedOut:
+            return .timedOut(TimeoutFailure(limit: .idle, seconds: state.idleTimeout, url: state.url))
+        case .unknown:
+            userInfo[NSLocalizedDescriptionKey] = urlError.localizedDescription
+            return .transport(URLError(code(ofLibcurlMessage: urlError.localizedDescription), userInfo: userInfo))
+        default:
+            return .transport(urlError)
+        }
+    }
+
+    /// libcurl inflates gzip inside FoundationNetworking and does not report a stream that ends early when the
+    /// framing is consistent, and NAL never sees the compressed bytes. What it can tell is a gzip body shorter than
+    /// the smallest complete gzip stream (a 10-byte header, 2 bytes of deflate, an 8-byte trailer).
+    static func truncatedGzip(_ response: HTTPURLResponse, url: URL?) -> NALError? {
+        var encoding: String?
+        var length: Int?
+        for (key, value) in response.allHeaderFields {
+            guard let name = key as? String, let text = value as? String else { continue }
+            if HTTPToken.equalsIgnoringASCIICase(name, "Content-Encoding") { encoding = text.lowercased() }
+            if HTTPToken.equalsIgnoringASCIICase(name, "Content-Length") { length = Int(text) }
+        }
+        guard encoding?.contains("gzip") == true, let length, (1..<20).contains(length) else { return nil }
+        var userInfo: [String: Any] = [
+            NSLocalizedDescriptionKey:
+                "the gzip body is \(length) bytes, shorter than any complete gzip stream (20 bytes): it was cut short"
+        ]
+        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        return .transport(URLError(.cannotDecodeContentData, userInfo: userInfo))
+    }
+
+    /// The `URLError` code for one of libcurl's messages (CURLE_PARTIAL_FILE, CURLE_RECV_ERROR on bad chunking,
+    /// CURLE_BAD_CONTENT_ENCODING), or `.unknown`.
+    static func code(ofLibcurlMessage message: String) -> URLError.Code {
+        let lowered = message.lowercased()
+        if lowered.contains("unencoding") || lowered.contains("content encoding") || lowered.contains("decompress") {
+            return .cannotDecodeContentData
+        }
+        if lowered.contains("transfer closed") || lowered.contains("connection reset") {
+            return .networkConnectionLost
+        }
+        if lowered.contains("chunk") || lowered.contains("invalid status line")
+            || lowered.contains("weird server reply")
+            || lowered.contains("header")
+        {
+            return .cannotParseResponse
+        }
+        return .unknown
+    }
+}

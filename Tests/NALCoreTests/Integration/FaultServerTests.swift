@@ -1,0 +1,325 @@
+import Foundation
+import NALCore
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// URLSessionTransport against a server that misbehaves on purpose: what httpbin cannot do.
+@Suite("Integration: fault server", .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+struct FaultServerTests {
+    typealias Echo = FaultServer.Echo
+
+    let client = Client<TestEndpoint>()
+    static let body39 = Data("0123456789012345678901234567890123456AB".utf8)
+
+    func expectError(
+        _ endpoint: TestEndpoint, client: Client<TestEndpoint>? = nil, options: RequestOptions = RequestOptions(),
+        sourceLocation: SourceLocation = #_sourceLocation, _ check: (NALError) -> Bool
+    ) async {
+        do {
+            let response = try await (client ?? self.client).request(endpoint, options: options)
+            Issue.record("expected an error, got status \(response.statusCode)", sourceLocation: sourceLocation)
+        } catch {
+            #expect(check(error), "unexpected \(error)", sourceLocation: sourceLocation)
+        }
+    }
+
+    // MARK: Request smuggling (item 3)
+
+    @Test("a Content-Length set by the endpoint or a hook never reaches the wire; the next call gets its own answer")
+    func smuggling() async throws {
+        let probe = FaultServer.probe()
+        await expectError(
+            FaultServer.endpoint(
+                "echo", method: .post, probe: probe, requestType: .data(Self.body39),
+                headers: ["Content-Length": "3"])
+        ) { error in
+            if case .invalidRequest(.framingHeader("Content-Length")) = error { return true }
+            return false
+        }
+        // The hook forges the framing of POSTs only, so the client's next GET is an ordinary call.
+        let hooked = Client<TestEndpoint>(willSend: { request, _ in
+            var request = request
+            if request.httpMethod == "POST" { request.setValue("3", forHTTPHeaderField: "Content-Length") }
+            return request
+        })
+        let smuggled = FaultServer.endpoint(
+            "echo", method: .post, query: ["probe": .string(probe)],
+            requestType: .compositeData(Self.body39, urlParameters: ["probe": .string(probe)]))
+        await expectError(smuggled, client: hooked) { error in
+            if case .invalidRequest(.framingHeader("Content-Length")) = error { return true }
+            return false
+        }
+        #expect(try await FaultServer.journal(probe: probe).isEmpty, "a request with a forged Content-Length was sent")
+
+        let next = try await hooked.request(FaultServer.endpoint("fast"), options: RequestOptions())
+        #expect(next.string() == "fast")
+    }
+
+    // MARK: Redirects (items 4 and 5)
+
+    @Test("307 and 308 keep the method and the body, same origin", arguments: [307, 308])
+    func redirectKeepsBody(status: Int) async throws {
+        let probe = FaultServer.probe()
+        let endpoint = FaultServer.endpoint(
+            "redirect", method: .post,
+            requestType: .compositeData(
+                Self.body39,
+                urlParameters: ["status": .int(status), "location": .string("/echo?probe=\(probe)")]),
+            headers: ["Content-Type": "text/plain"])
+        let echo = try await client.request(endpoint, as: Echo.self)
+        #expect(echo.method == "POST")
+        #expect(echo.bodyLength == 39)
+        #expect(echo.body == String(decoding: Self.body39, as: UTF8.self))
+        #expect(echo.header("Content-Type") == "text/plain")
+    }
+
+    @Test("307 and 308 to another origin keep the body and drop every credential", arguments: [307, 308])
+    func crossOriginRedirectKeepsBodyDropsCredentials(status: Int) async throws {
+        let endpoint = FaultServer.endpoint(
+            "redirect", method: .put,
+            requestType: .compositeData(
+                Self.body39,
+                urlParameters: ["status": .int(status), "location": .string(FaultServer.otherOrigin + "/echo")]),
+            headers: [
+                "Authorization": "Bearer s3cr3t", "Cookie": "sid=1", "X-Api-Key": "k", "X-Session-Token": "t",
+                "X-Keep": "1",
+            ])
+        let echo = try await client.request(endpoint, as: Echo.self)
+        #expect(echo.header("Host")?.hasPrefix("localhost") == true)
+        #expect(echo.method == "PUT")
+        #expect(echo.bodyLength == 39)
+        for name in ["Authorization", "Cookie", "X-Api-Key", "X-Session-Token"] {
+            #expect(echo.header(name) == nil, "\(name) crossed origins")
+        }
+        #expect(echo.header("X-Keep") == "1")
+    }
+
+    @Test(
+        "301 and 302 turn POST into GET, 303 turns PUT into GET, without body or Content-Type",
+        arguments: [(301, HTTPMethod.post), (302, .post), (303, .put), (303, .post)])
+    func redirectToGet(status: Int, method: HTTPMethod) async throws {
+        let endpoint = FaultServer.endpoint(
+            "redirect", method: method,
+            requestType: .compositeData(
+                Self.body39, urlParameters: ["status": .int(status), "location": "/echo"]),
+            headers: ["Content-Type": "text/plain"])
+        let echo = try await client.request(endpoint, as: Echo.self)
+        #expect(echo.method == "GET")
+        #expect(echo.bodyLength == 0)
+        #expect(echo.header("Content-Type") == nil)
+    }
+
+    @Test("a redirect loop ends with httpTooManyRedirects after 20 hops; doNotFollow returns the 3xx")
+    func redirectLimits() async throws {
+        let probe = FaultServer.probe()
+        await expectError(FaultServer.endpoint("loop", probe: probe)) { error in
+            guard case .transport(let urlError) = error else { return false }
+            return urlError.code == .httpTooManyRedirects
+        }
+        #expect(try await FaultServer.journal(probe: probe).count == 21)
+
+        let unfollowed = Client<TestEndpoint>(transport: URLSessionTransport(redirectPolicy: .doNotFollow))
+        let response = try await unfollowed.request(
+            FaultServer.endpoint("redirect", query: ["status": 307], validation: .none))
+        #expect(response.statusCode == 307)
+        #expect(response.string() == "redirecting")
+    }
+
+    @Test(
+        "credentials in the configuration's additional headers are sent, and never cross origins; the request's own headers win"
+    )
+    func configurationHeaders() async throws {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = [
+            "Authorization": "Bearer from-config", "Cookie": "sid=config", "X-Api-Key": "config-key",
+            "X-Keep": "config",
+        ]
+        let client = Client<TestEndpoint>(transport: URLSessionTransport(configuration: configuration))
+
+        let direct = try await client.request(FaultServer.endpoint("echo"), as: Echo.self)
+        #expect(direct.header("Authorization") == "Bearer from-config")
+        #expect(direct.header("Cookie") == "sid=config")
+        #expect(direct.header("X-Api-Key") == "config-key")
+
+        let own = try await client.request(
+            FaultServer.endpoint("echo", headers: ["authorization": "Bearer own"]), as: Echo.self)
+        #expect(own.header("Authorization") == "Bearer own")
+
+        let sameOrigin = try await client.request(
+            FaultServer.endpoint("redirect", query: ["location": "/echo"]), as: Echo.self)
+        #expect(sameOrigin.header("Authorization") == "Bearer from-config")
+
+        let away = try await client.request(
+            FaultServer.endpoint("redirect", query: ["location": .string(FaultServer.otherOrigin + "/echo")]),
+            as: Echo.self)
+        #expect(away.header("Host")?.hasPrefix("localhost") == true)
+        for name in ["Authorization", "Cookie", "X-Api-Key"] {
+            #expect(away.header(name) == nil, "\(name) from the configuration crossed origins")
+        }
+        #expect(away.header("X-Keep") == "config")
+    }
+
+    // MARK: Wire faults (item 15)
+
+    @Test("a close in the middle of the body is a lost connection, with advice that says so")
+    func midBodyClose() async {
+        await expectError(FaultServer.endpoint("close-mid-body")) { error in
+            guard case .transport(let urlError) = error else { return false }
+            return urlError.code == .networkConnectionLost
+                && "\(error)".contains("The connection closed before the whole response arrived")
+                && !"\(error)".contains("Check that the host is reachable")
+        }
+    }
+
+    @Test("bad chunking is a protocol violation")
+    func badChunking() async {
+        await expectError(FaultServer.endpoint("bad-chunking")) { error in
+            guard case .transport(let urlError) = error else { return false }
+            return urlError.code == .cannotParseResponse && "\(error)".contains("does not follow HTTP")
+        }
+    }
+
+    @Test(
+        "a body that says gzip but is not, and a gzip body cut short, cannot be decoded",
+        arguments: [
+            "not-gzip", "truncated-gzip",
+        ])
+    func badGzip(path: String) async {
+        await expectError(FaultServer.endpoint(path)) { error in
+            guard case .transport(let urlError) = error else { return false }
+            return urlError.code == .cannotDecodeContentData
+        }
+    }
+
+    @Test("a body past the in-memory limit, chunked or a gzip bomb, fails fast with responseTooLarge")
+    func bodiesPastTheLimit() async throws {
+        for (path, total) in [("chunked", 256 << 20), ("gzip-bomb", 256 << 20)] {
+            let clock = ContinuousClock()
+            let start = clock.now
+            await expectError(
+                FaultServer.endpoint(path, query: ["total": .int(total)]),
+                options: RequestOptions(maximumResponseSize: 1 << 20)
+            ) { error in
+                guard case .responseTooLarge(let limit, _) = error else { return false }
+                return limit == 1 << 20
+            }
+            #expect(clock.now - start < .seconds(1), "\(path) took \(clock.now - start)")
+        }
+    }
+}
+
+/// Timeouts against the fault server. Serialized: their bounds are in milliseconds.
+@Suite("Integration: timeouts", .serialized, .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+struct FaultServerTimeoutTests {
+    let client = Client<TestEndpoint>()
+
+    func elapsed(_ body: () async throws -> Void) async rethrows -> Duration {
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await body()
+        return clock.now - start
+    }
+
+    @Test("0.5 s against a fast endpoint: 20 of 20 calls succeed")
+    func subSecondFast() async throws {
+        for _ in 0..<20 {
+            let response = try await client.request(FaultServer.endpoint("fast", timeout: 0.5))
+            #expect(response.string() == "fast")
+        }
+    }
+
+    @Test("0.5 s against a slow endpoint ends between 0.45 and 0.8 s with the idle timeout, and says so")
+    func subSecondSlow() async throws {
+        var failure: NALError?
+        let duration = await elapsed {
+            do throws(NALError) {
+                _ = try await client.request(FaultServer.endpoint("delay", query: ["ms": 3000], timeout: 0.5))
+            } catch {
+                failure = error
+            }
+        }
+        guard case .timedOut(let timeout)? = failure else {
+            Issue.record("expected timedOut, got \(String(describing: failure))")
+            return
+        }
+        #expect(timeout.limit == .idle)
+        #expect(timeout.seconds == 0.5)
+        #expect(duration >= .milliseconds(450) && duration <= .milliseconds(800), "took \(duration)")
+        let message = "\(NALError.timedOut(timeout))"
+        #expect(message.contains("/delay?ms=3000 timed out: nothing was sent or received for 0.5 s (the idle timeout)"))
+    }
+
+    @Test("1.5 s is 1.5 s, not 1 s: a 1.2 s response arrives")
+    func fractionalSeconds() async throws {
+        let response = try await client.request(FaultServer.endpoint("delay", query: ["ms": 1200], timeout: 1.5))
+        #expect(response.string() == "late")
+    }
+
+    @Test("the per-call timeout overrides the endpoint's")
+    func perCallTimeout() async throws {
+        var failure: NALError?
+        let duration = await elapsed {
+            do throws(NALError) {
+                _ = try await client.request(
+                    FaultServer.endpoint("delay", query: ["ms": 3000], timeout: 10),
+                    options: RequestOptions(timeout: 0.3))
+            } catch {
+                failure = error
+            }
+        }
+        guard case .timedOut(let timeout)? = failure else {
+            Issue.record("expected timedOut, got \(String(describing: failure))")
+            return
+        }
+        #expect(timeout.seconds == 0.3)
+        #expect(duration < .milliseconds(700))
+    }
+
+    @Test("a server dripping a byte every 100 ms keeps the idle timeout alive but hits the total timeout")
+    func dripAgainstTotalTimeout() async throws {
+        let alive = try await client.request(
+            FaultServer.endpoint("drip", query: ["bytes": 8, "interval_ms": 100], timeout: 0.5))
+        #expect(alive.data.count == 8)
+
+        var failure: NALError?
+        let duration = await elapsed {
+            do throws(NALError) {
+                _ = try await client.request(
+                    FaultServer.endpoint("drip", query: ["bytes": 50, "interval_ms": 100], timeout: 2, totalTimeout: 2))
+            } catch {
+                failure = error
+            }
+        }
+        guard case .timedOut(let timeout)? = failure else {
+            Issue.record("expected timedOut, got \(String(describing: failure))")
+            return
+        }
+        #expect(timeout.limit == .total)
+        #expect(timeout.seconds == 2)
+        #expect(duration >= .milliseconds(1950) && duration < .seconds(3), "took \(duration)")
+        #expect("\(NALError.timedOut(timeout))".contains("did not complete within 2 s (the total timeout)"))
+    }
+
+    @Test("the per-call total timeout overrides the endpoint's")
+    func perCallTotalTimeout() async {
+        var failure: NALError?
+        let duration = await elapsed {
+            do throws(NALError) {
+                _ = try await client.request(
+                    FaultServer.endpoint("drip", query: ["bytes": 30, "interval_ms": 100], totalTimeout: 60),
+                    options: RequestOptions(totalTimeout: 0.6))
+            } catch {
+                failure = error
+            }
+        }
+        guard case .timedOut(let timeout)? = failure else {
+            Issue.record("expected timedOut, got \(String(describing: failure))")
+            return
+        }
+        #expect(timeout.seconds == 0.6)
+        #expect(duration < .milliseconds(1200))
+    }
+}
