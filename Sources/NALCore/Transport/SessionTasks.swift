@@ -33,7 +33,6 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let states = Locked<[Int: State]>([:])
-    static let log = Logger(nal: .request)
 
     /// Sends `request` once, without following redirects, and returns the response and body.
     func exchange(

@@ -125,7 +125,7 @@ public final class URLSessionTransport: Transport {
         case .custom(let decide):
             next = decide(response, proposed).map { RedirectPolicy.strippingCredentials($0, leaving: origin) }
         }
-        SessionTasks.log.debug(
+        CoreLog.request.debug(
             """
             redirect \(response.statusCode) to \(DisplayText.url(proposed.url), privacy: .public): \
             \(next == nil ? "not followed" : "followed", privacy: .public)
