@@ -31,8 +31,13 @@ let package = Package(
             path: "Benchmarks/nal-bench",
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "NALLoggingTests", dependencies: ["NALLogging"], swiftSettings: strictSettings),
-        .testTarget(name: "NALCoreTests", dependencies: ["NALCore", "NALLogging"], swiftSettings: strictSettings),
+        // Helpers shared by the test targets, which all run in one process.
+        .target(name: "NALTestSupport", dependencies: ["NALLogging"], path: "Tests/NALTestSupport", swiftSettings: strictSettings),
+        .testTarget(
+            name: "NALLoggingTests", dependencies: ["NALLogging", "NALTestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "NALCoreTests", dependencies: ["NALCore", "NALLogging", "NALTestSupport"],
+            swiftSettings: strictSettings),
         // Both executables run as processes in these tests, so a filtered build must rebuild both.
         .testTarget(name: "NALCLITests", dependencies: ["nal-cli", "nal-bench"], swiftSettings: strictSettings),
     ],

@@ -1,16 +1,22 @@
 import Foundation
 import NALLogging
+import NALTestSupport
 import Testing
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// These tests change process-wide logging configuration, so they run one at a time.
-@Suite("Logger, sinks and LoggingSystem", .serialized)
+/// These tests change the process-wide logging set-up, so each holds `LogCapture.exclusively`, and each reads only
+/// its own subsystem: other suites keep logging while they run.
+@Suite("Logger, sinks and LoggingSystem")
 struct LoggingSystemTests {
     @Test("level filtering follows the configuration, and changes reach existing loggers")
-    func levelFiltering() throws {
+    func levelFiltering() async throws {
+        try await LogCapture.exclusively { try levelFilteringBody() }
+    }
+
+    func levelFilteringBody() throws {
         let sink = InMemorySink()
         let logger = Logger(subsystem: "test.filter", category: "one")
         LoggingSystem.bootstrapForTesting(sinks: [sink], configuration: try .parse("test.filter=info"))
@@ -44,30 +50,41 @@ struct LoggingSystemTests {
     }
 
     @Test("several sinks at once, and in-memory queries")
-    func sinksAndQueries() throws {
+    func sinksAndQueries() async throws {
+        try await LogCapture.exclusively { try sinksAndQueriesBody() }
+    }
+
+    func sinksAndQueriesBody() throws {
         let first = InMemorySink()
         let second = InMemorySink()
+        // Everything at debug, as a user would set it; NAL's own suites log under dev.nal meanwhile, so every
+        // query below names this test's subsystem.
         LoggingSystem.bootstrapForTesting(sinks: [first, second], configuration: try .parse("debug"))
         let request = Logger(subsystem: "test.sinks", category: "request")
         let response = Logger(subsystem: "test.sinks", category: "response")
         request.debug("GET \("/a", privacy: .public)")
         response.error("status \(500)")
-        #expect(first.entries == second.entries)
-        #expect(first.messages(category: "request") == ["GET /a"])
-        #expect(first.entries(level: .error).map(\.message) == ["status 500"])
+        #expect(first.entries(subsystem: "test.sinks") == second.entries(subsystem: "test.sinks"))
+        #expect(first.messages(subsystem: "test.sinks", category: "request") == ["GET /a"])
+        #expect(first.entries(level: .error, subsystem: "test.sinks").map(\.message) == ["status 500"])
         #expect(first.entries(subsystem: "test.sinks", containing: "status").count == 1)
         first.removeAll()
-        #expect(first.entries.isEmpty)
+        #expect(first.entries(subsystem: "test.sinks").isEmpty)
     }
 
     @Test("32 tasks logging to the stderr sink at once never interleave lines")
     func concurrentStandardErrorSink() async throws {
+        try await LogCapture.exclusively { try await concurrentStandardErrorSinkBody() }
+    }
+
+    func concurrentStandardErrorSinkBody() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("nal-log-\(UUID().uuidString)").path
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         try #require(descriptor >= 0)
         defer { unlink(path) }
         LoggingSystem.bootstrapForTesting(
-            sinks: [StandardErrorSink(fileDescriptor: descriptor)], configuration: try .parse("info"))
+            sinks: [StandardErrorSink(fileDescriptor: descriptor)],
+            configuration: try .parse("test.concurrent=info,*=off"))
         let logger = Logger(subsystem: "test.concurrent", category: "stress")
         let padding = String(repeating: "x", count: 300)
         await withTaskGroup(of: Void.self) { group in
@@ -122,7 +139,11 @@ struct LoggingSystemTests {
     }
 
     @Test("revealing private values is refused under CI")
-    func revealUnderCI() throws {
+    func revealUnderCI() async throws {
+        try await LogCapture.exclusively { try revealUnderCIBody() }
+    }
+
+    func revealUnderCIBody() throws {
         let sink = InMemorySink()
         LoggingSystem.bootstrapForTesting(sinks: [sink], configuration: try .parse("info"))
         LoggingSystem.setRevealPrivateValues(true)
