@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Runs the built `nal-cli` executable as a separate process, as a user would.
 @Suite("nal-cli as a process")
 struct CLIProcessTests {
@@ -109,7 +113,20 @@ struct BenchProcessTests {
         #endif
     }
 
-    /// Whether this build counts allocations (glibc, no sanitizer), read from the benchmark's own JSON output.
+    /// Whether this build must count allocations: on glibc without a sanitizer, which links its runtime into this
+    /// test process as well (SwiftPM builds every target with it). Decided here, not by asking nal-bench, so that a
+    /// broken counter cannot pass as "not countable".
+    static var mustCountAllocations: Bool {
+        #if canImport(Glibc)
+            let process = dlopen(nil, RTLD_NOW)
+            let sanitized = dlsym(process, "__tsan_init") != nil || dlsym(process, "__asan_init") != nil
+            return !sanitized
+        #else
+            return false
+        #endif
+    }
+
+    /// Whether this build counts allocations, read from the benchmark's own JSON output.
     func countsAllocations() throws -> Bool {
         let result = try CLIProcessTests.run(
             executable: "nal-bench", ["--allow-debug", "--quick", "--filter", "^log\\.disabled$", "--format", "json"])
@@ -120,6 +137,7 @@ struct BenchProcessTests {
     @Test("--check exits 0 within thresholds and 2 above them; where allocations cannot be counted it says so")
     func gate() throws {
         let counting = try countsAllocations()
+        #expect(counting == Self.mustCountAllocations, "the allocation counter is off where it must count")
         let generous = try thresholds(#"{"log.disabled": 1000}"#)
         let passing = try CLIProcessTests.run(
             executable: "nal-bench",
