@@ -11,6 +11,7 @@ struct BenchOptions {
     var filter: String?
     var format = Format.table
     var check = false
+    var writeThresholds = false
     var allowDebug = false
     var help = false
     var thresholdsDirectory = "Benchmarks/Thresholds"
@@ -26,6 +27,7 @@ struct BenchOptions {
             switch argument {
             case "--quick": options.quick = true
             case "--check": options.check = true
+            case "--write-thresholds": options.writeThresholds = true
             case "--allow-debug": options.allowDebug = true
             case "-h", "--help": options.help = true
             case "--filter": options.filter = try value(for: argument)

@@ -1,15 +1,40 @@
 /// One timed job. `run` performs the job `iterations` times; keeping the loop inside the closure keeps call
 /// overhead out of the per-op time.
+///
+/// A NAL scenario names the references it is compared with; references (hand-written Foundation code doing the
+/// same job) are measured in the same interleaved rounds and are never gated on allocations.
 struct Benchmark: Sendable {
     let name: String
-    /// The name of the hand-written Foundation job this one is compared with, if any.
-    let baseline: String?
+    /// The references this scenario is compared with, by name.
+    let references: [String]
+    /// Whether this is a reference rather than NAL code.
+    let isReference: Bool
     let run: @Sendable (_ iterations: Int) async throws -> Void
 
-    init(_ name: String, baseline: String? = nil, run: @escaping @Sendable (_ iterations: Int) async throws -> Void) {
+    init(
+        _ name: String, comparedWith references: [String] = [],
+        run: @escaping @Sendable (_ iterations: Int) async throws -> Void
+    ) {
         self.name = name
-        self.baseline = baseline
+        self.references = references
+        isReference = false
         self.run = run
+    }
+
+    private init(reference name: String, run: @escaping @Sendable (_ iterations: Int) async throws -> Void) {
+        self.name = name
+        references = []
+        isReference = true
+        self.run = run
+    }
+
+    /// A hand-written reference for NAL scenarios to be compared with.
+    static func reference(
+        _ name: String, run: @escaping @Sendable (_ iterations: Int) async throws -> Void
+    )
+        -> Benchmark
+    {
+        Benchmark(reference: name, run: run)
     }
 }
 

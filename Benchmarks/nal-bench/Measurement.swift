@@ -4,15 +4,16 @@ import Foundation
 /// What one benchmark measured.
 struct Measurement: Codable {
     let name: String
-    let baseline: String?
+    let isReference: Bool
     let iterations: Int
     let p50: Double
     let p90: Double
     let p99: Double
     /// Allocations per operation, or `nil` where they cannot be counted.
     let mallocsPerOp: Double?
-    /// NAL ÷ baseline at p50, set once the baseline has run.
-    var ratio: Double?
+    /// For a NAL scenario: the median over rounds of (this scenario's time ÷ the reference's time in that round),
+    /// by reference name.
+    var ratios: [String: Double] = [:]
 
     var throughputPerSecond: Double { p50 > 0 ? 1e9 / p50 : 0 }
 }
@@ -30,40 +31,65 @@ enum Runner {
     /// Operations per timed sample: enough that clock reads are noise, few enough for useful percentiles.
     static let batch = 64
 
-    static func measure(_ benchmark: Benchmark, limits: RunLimits) async throws -> Measurement {
+    /// Measures a scenario together with its references in interleaved rounds: each round runs one batch of each,
+    /// in an order that alternates between rounds, so that a noisy moment on a shared machine hits all of them.
+    /// Ratios are the median of per-round ratios.
+    static func measure(_ group: [Benchmark], limits: RunLimits) async throws -> [Measurement] {
         let clock = ContinuousClock()
-        let warmUpEnd = clock.now.advanced(by: limits.warmUp)
-        while clock.now < warmUpEnd { try await benchmark.run(batch) }
-
+        for benchmark in group {
+            let warmUpEnd = clock.now.advanced(by: limits.warmUp)
+            while clock.now < warmUpEnd { try await benchmark.run(batch) }
+        }
         // Allocations are deterministic, so one counted batch after warm-up is exact.
-        let mallocsPerOp: Double?
-        if nal_malloc_counting_available() == 1 {
-            let before = nal_malloc_count()
-            try await benchmark.run(batch)
-            mallocsPerOp = Double(nal_malloc_count() - before) / Double(batch)
-        } else {
-            mallocsPerOp = nil
+        var mallocs: [Double?] = []
+        for benchmark in group {
+            if nal_malloc_counting_available() == 1 {
+                let before = nal_malloc_count()
+                try await benchmark.run(batch)
+                mallocs.append(Double(nal_malloc_count() - before) / Double(batch))
+            } else {
+                mallocs.append(nil)
+            }
         }
-
-        var samples: [Double] = []
-        samples.reserveCapacity(limits.maxIterations / batch + 1)
+        var samples = Array(repeating: [Double](), count: group.count)
+        var roundRatios = Array(repeating: [Double](), count: group.count)
         var iterations = 0
-        let end = clock.now.advanced(by: limits.maxTime)
+        let end = clock.now.advanced(by: limits.maxTime * group.count)
+        var round = 0
         while iterations < limits.maxIterations {
-            let start = clock.now
-            try await benchmark.run(batch)
-            let stop = clock.now
-            samples.append(Double((stop - start).nanoseconds) / Double(batch))
+            var times = Array(repeating: 0.0, count: group.count)
+            let order = round % 2 == 0 ? Array(group.indices) : group.indices.reversed()
+            for index in order {
+                let start = clock.now
+                try await group[index].run(batch)
+                times[index] = Double((clock.now - start).nanoseconds) / Double(batch)
+            }
+            for index in group.indices {
+                samples[index].append(times[index])
+                if index > 0, times[index] > 0 { roundRatios[index].append(times[0] / times[index]) }
+            }
             iterations += batch
-            if stop >= end { break }
+            round += 1
+            if clock.now >= end { break }
         }
-        samples.sort()
-        func percentile(_ fraction: Double) -> Double {
-            samples[min(samples.count - 1, Int(Double(samples.count) * fraction))]
+        var results: [Measurement] = []
+        for (index, benchmark) in group.enumerated() {
+            let sorted = samples[index].sorted()
+            results.append(
+                Measurement(
+                    name: benchmark.name, isReference: benchmark.isReference, iterations: iterations,
+                    p50: percentile(sorted, 0.5), p90: percentile(sorted, 0.9), p99: percentile(sorted, 0.99),
+                    mallocsPerOp: mallocs[index]))
         }
-        return Measurement(
-            name: benchmark.name, baseline: benchmark.baseline, iterations: iterations,
-            p50: percentile(0.5), p90: percentile(0.9), p99: percentile(0.99), mallocsPerOp: mallocsPerOp)
+        for index in group.indices.dropFirst() {
+            results[0].ratios[group[index].name] = percentile(roundRatios[index].sorted(), 0.5)
+        }
+        return results
+    }
+
+    static func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
+        guard !sorted.isEmpty else { return 0 }
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
     }
 }
 

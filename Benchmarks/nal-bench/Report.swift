@@ -1,24 +1,29 @@
 import Foundation
 
 enum Report {
+    /// One row per scenario; its references follow on indented rows, with NAL's time divided by theirs (the
+    /// median of per-round ratios) and the difference of the medians.
     static func table(_ results: [Measurement]) -> String {
-        let p50ByName = Dictionary(results.map { ($0.name, $0.p50) }, uniquingKeysWith: { first, _ in first })
         let header = [
-            "scenario", "p50 ns", "p90 ns", "p99 ns", "mallocs/op", "ops/s", "NAL ÷ baseline", "NAL − baseline",
+            "scenario", "p50 ns", "p90 ns", "p99 ns", "mallocs/op", "ops/s", "NAL ÷ this", "NAL − this",
         ]
-        let rows = results.map { result in
-            [
-                result.name,
+        var rows: [[String]] = []
+        var scenario: Measurement?
+        for result in results {
+            if !result.isReference { scenario = result }
+            let ratio = result.isReference ? scenario?.ratios[result.name] : nil
+            rows.append([
+                result.isReference ? "  vs " + result.name : result.name,
                 format(result.p50), format(result.p90), format(result.p99),
                 result.mallocsPerOp.map { format($0) } ?? "n/a",
                 format(result.throughputPerSecond, decimals: 0),
-                result.ratio.map {
+                ratio.map {
                     $0 <= 1
                         ? String(format: "%.3f (%.1f× faster)", $0, 1 / $0)
                         : String(format: "%.3f (%.2f× slower)", $0, $0)
                 } ?? "",
-                result.baseline.flatMap { p50ByName[$0] }.map { String(format: "%+.0f ns", result.p50 - $0) } ?? "",
-            ]
+                result.isReference ? scenario.map { String(format: "%+.0f ns", $0.p50 - result.p50) } ?? "" : "",
+            ])
         }
         let widths = header.indices.map { column in
             ([header] + rows).map { $0[column].count }.max() ?? 0

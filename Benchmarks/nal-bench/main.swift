@@ -3,17 +3,31 @@ import Foundation
 let usage = """
     USAGE: nal-bench [--quick] [--filter <regex>] [--format table|json] [--check] [--allow-debug]
            nal-bench memory <url> [--limit <bytes>] [--calls <n>]
+           nal-bench profile <scenario>     (runs one scenario alone for 5 s, for perf record)
 
     OPTIONS:
       --quick            Short runs for CI (the whole suite in well under 60 s).
       --filter <regex>   Run only scenarios whose name matches (baselines of matched scenarios run too).
       --format <format>  'table' (default) or 'json'.
-      --check            Exit 2 if a scenario allocates more per op than Benchmarks/Thresholds allows.
+      --check            Exit 2 if a scenario allocates more per op than Benchmarks/Thresholds allows, has no
+                         threshold, or a threshold names a scenario that does not exist.
+      --write-thresholds Write thresholds from this run: measured + max(10 %, 2), rounded up; 0 stays 0.
+      --thresholds <dir> Where thresholds live (default Benchmarks/Thresholds).
       --allow-debug      Run from a debug build anyway (timings are then meaningless).
       -h, --help         Show this help.
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "profile", arguments.count == 2 {
+    // Runs one scenario alone for 5 s, for `perf record`.
+    guard let benchmark = BenchMain.allScenarios.first(where: { $0.name == arguments[1] }) else {
+        FileHandle.standardError.write(Data("Error: no scenario named '\(arguments[1])'\n".utf8))
+        exit(64)
+    }
+    let end = ContinuousClock.now + .seconds(5)
+    while ContinuousClock.now < end { try await benchmark.run(1000) }
+    exit(0)
+}
 if arguments.first == "memory" {
     do {
         exit(await MemoryProbe.run(try MemoryProbe.parse(Array(arguments.dropFirst()))))

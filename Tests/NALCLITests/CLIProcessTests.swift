@@ -161,6 +161,25 @@ struct BenchProcessTests {
         }
     }
 
+    @Test("--check fails when a measured scenario has no threshold, and when a threshold names no scenario")
+    func gateFailsOnMissingOrStaleThresholds() throws {
+        let missing = try thresholds(#"{"log.enabled": 1000}"#)
+        let withoutThreshold = try CLIProcessTests.run(
+            executable: "nal-bench",
+            ["--allow-debug", "--quick", "--filter", "^log\\.disabled$", "--check", "--thresholds", missing])
+        #expect(withoutThreshold.status == 2)
+        #expect(withoutThreshold.standardOutput.contains("check: FAIL log.disabled: no threshold"))
+
+        let stale = try thresholds(#"{"log.disabled": 1000, "log.renamedAway": 5}"#)
+        let staleResult = try CLIProcessTests.run(
+            executable: "nal-bench",
+            ["--allow-debug", "--quick", "--filter", "^log\\.disabled$", "--check", "--thresholds", stale])
+        #expect(staleResult.status == 2)
+        #expect(
+            staleResult.standardOutput.contains(
+                "check: FAIL log.renamedAway: threshold for a scenario that does not exist"))
+    }
+
     @Test("--format json is machine-readable")
     func json() throws {
         let result = try CLIProcessTests.run(

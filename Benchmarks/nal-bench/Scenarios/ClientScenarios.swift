@@ -70,14 +70,14 @@ enum ClientBench {
 
 extension Benchmark {
     static let clientScenarios: [Benchmark] = [
-        Benchmark("client.roundtrip", baseline: "baseline.client.roundtrip") { n in
+        Benchmark("client.roundtrip", comparedWith: ["baseline.client.roundtrip"]) { n in
             for _ in 0..<n {
                 blackHole(
                     try await ClientBench.client.request(
                         .user("octocat"), as: GitHubUser.self, using: ClientBench.decoder))
             }
         },
-        Benchmark("baseline.client.roundtrip") { n in
+        .reference("baseline.client.roundtrip") { n in
             for _ in 0..<n { blackHole(try await ClientBench.baseline()) }
         },
     ]

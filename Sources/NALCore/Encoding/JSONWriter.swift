@@ -21,7 +21,7 @@ struct JSONWriter {
         output.append(UInt8(ascii: "{"))
         var first = true
         if sortedKeys {
-            for (key, value) in object.sortedByKey {
+            try object.forEachSortedByKey { (key, value) throws(ParameterFault) in
                 try writeMember(key, value, depth: depth, first: &first)
             }
         } else {

@@ -66,11 +66,3 @@ enum KeyPathNotation {
             })
     }
 }
-
-extension Dictionary where Key == String {
-    /// Entries in key order, the order every NAL encoder writes them in so that output is deterministic.
-    @inline(__always)
-    var sortedByKey: [(key: String, value: Value)] {
-        sorted { $0.key < $1.key }
-    }
-}

@@ -55,17 +55,24 @@ enum PercentEncoding {
     }
 
     /// Appends `string` escaped for a query key or value. With `spaceAsPlus`, a space becomes `+` (HTML forms).
+    /// Runs of bytes that need no escape are copied in one go.
     static func appendQueryEscaped(_ string: String, spaceAsPlus: Bool = false, to output: inout [UInt8]) {
         var string = string
         string.withUTF8 { bytes in
-            for byte in bytes {
-                if isQueryAllowed(byte) {
-                    output.append(byte)
-                } else if spaceAsPlus && byte == UInt8(ascii: " ") {
+            var runStart = 0
+            for (index, byte) in bytes.enumerated() where !isQueryAllowed(byte) {
+                if runStart < index {
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                }
+                if spaceAsPlus && byte == UInt8(ascii: " ") {
                     output.append(UInt8(ascii: "+"))
                 } else {
                     appendEscaped(byte, to: &output)
                 }
+                runStart = index + 1
+            }
+            if runStart < bytes.count {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
             }
         }
     }

@@ -26,18 +26,21 @@ struct QueryStringWriter {
         self.boolEncoding = boolEncoding
         self.spaceAsPlus = spaceAsPlus
         self.output = output
+        // A fresh buffer gets room for a typical form body at once, instead of growing 16, 32, 64, 128 bytes at a
+        // time; a URL's buffer arrives with room already.
+        if output.isEmpty { self.output.reserveCapacity(256) }
         self.needsSeparator = needsSeparator
         if case .custom = arrayEncoding { tracksRawKey = true } else { tracksRawKey = false }
         key.reserveCapacity(64)
     }
 
     mutating func write(_ parameters: Parameters) throws(ParameterFault) {
-        for (name, value) in parameters.sortedByKey {
+        try parameters.forEachSortedByKey { (name, value) throws(ParameterFault) in
             guard !name.isEmpty else { throw ParameterFault(.emptyKey) }
             key.removeAll(keepingCapacity: true)
             PercentEncoding.appendQueryEscaped(name, spaceAsPlus: spaceAsPlus, to: &key)
             if tracksRawKey { rawKey = name }
-            do { try writeValue(value, depth: 1) } catch { throw error.under(.key(name)) }
+            do throws(ParameterFault) { try writeValue(value, depth: 1) } catch { throw error.under(.key(name)) }
         }
     }
 
@@ -48,13 +51,17 @@ struct QueryStringWriter {
             guard depth < ParameterValue.maximumNestingDepth else { throw ParameterFault(.nestingTooDeep) }
             let keyLength = key.count
             let parentRawKey = rawKey
-            for (name, nested) in dictionary.sortedByKey {
+            try dictionary.forEachSortedByKey { (name, nested) throws(ParameterFault) in
                 guard !name.isEmpty else { throw ParameterFault(.emptyKey) }
                 appendEscapedBracket(open: true)
                 PercentEncoding.appendQueryEscaped(name, spaceAsPlus: spaceAsPlus, to: &key)
                 appendEscapedBracket(open: false)
                 if tracksRawKey { rawKey = parentRawKey + "[" + name + "]" }
-                do { try writeValue(nested, depth: depth + 1) } catch { throw error.under(.key(name)) }
+                do throws(ParameterFault) {
+                    try writeValue(nested, depth: depth + 1)
+                } catch {
+                    throw error.under(.key(name))
+                }
                 key.removeSubrange(keyLength...)
             }
             rawKey = parentRawKey

@@ -1,74 +1,111 @@
 import Foundation
 
-/// Builds a URL string byte by byte and parses it once at the end.
+/// Builds a URL string byte by byte in one buffer and parses it once at the end.
 struct URLBuilder {
-    /// Everything before the query: `scheme://host/path`.
-    private var main: [UInt8]
-    /// The query without `?`, or `nil` when the URL has none.
-    private var query: [UInt8]?
+    /// `scheme://host/path`, then `?query` once the URL has a query.
+    private var bytes: [UInt8]
+    /// Whether `bytes` holds a `?`.
+    private var hasQuery: Bool
+    /// The base URL's query, held back until the path is in place.
+    private var pendingQuery: [UInt8]?
     /// The fragment without `#`, or `nil`.
-    private var fragment: Substring?
+    private var fragment: [UInt8]?
 
     /// Starts from an existing URL, keeping its query and fragment.
     init(url: URL) {
-        let parts = Self.split(url.absoluteString)
-        main = Array(parts.main.utf8)
-        query = parts.query.map { Array($0.utf8) }
-        fragment = parts.fragment
+        var absolute = url.absoluteString
+        (bytes, hasQuery, pendingQuery, fragment) = absolute.withUTF8 { buffer in
+            let parts = Self.split(buffer)
+            var bytes = Array(UnsafeBufferPointer(rebasing: buffer[..<parts.mainEnd]))
+            if let query = parts.query {
+                bytes.append(UInt8(ascii: "?"))
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[query]))
+            }
+            return (
+                bytes, parts.query != nil, nil, parts.fragment.map { Array(UnsafeBufferPointer(rebasing: buffer[$0])) }
+            )
+        }
     }
 
     /// Joins `path` to `baseURL`: no doubled or lost slashes, the base path and query are kept.
     init(baseURL: URL, path: String) throws(NALError) {
-        // One read of `absoluteString`; scheme and host are checked on its bytes rather than through `scheme` and
-        // `host`, which cost a parse each on every request.
-        let absolute = baseURL.absoluteString
-        let parts = Self.split(absolute)
-        try Self.checkSchemeAndHost(parts.main, of: absolute)
-        main = []
-        main.reserveCapacity(absolute.utf8.count + path.utf8.count + 128)
-        main.append(contentsOf: parts.main.utf8)
-        query = parts.query.map { Array($0.utf8) }
-        fragment = parts.fragment
-        guard !path.isEmpty else { return }
-
-        // `scheme://host` is never trimmed: the host check above guarantees something after `//`.
-        while main.last == UInt8(ascii: "/") { main.removeLast() }
-        main.append(UInt8(ascii: "/"))
-        try appendPath(path)
+        // One read of `absoluteString`, scanned as contiguous UTF-8: reading `scheme` and `host` instead costs a
+        // parse each on every request.
+        var absolute = baseURL.absoluteString
+        let extra = path.utf8.count + 128
+        let split = absolute.withUTF8 { buffer -> Result<([UInt8], [UInt8]?, [UInt8]?), BaseURLProblem> in
+            let parts = Self.split(buffer)
+            if let problem = Self.baseURLProblem(UnsafeBufferPointer(rebasing: buffer[..<parts.mainEnd])) {
+                return .failure(problem)
+            }
+            var main: [UInt8] = []
+            main.reserveCapacity(buffer.count + extra)
+            main.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<parts.mainEnd]))
+            return .success(
+                (
+                    main, parts.query.map { Array(UnsafeBufferPointer(rebasing: buffer[$0])) },
+                    parts.fragment.map { Array(UnsafeBufferPointer(rebasing: buffer[$0])) }
+                ))
+        }
+        let main: [UInt8]
+        switch split {
+        case .success(let parts): (main, pendingQuery, fragment) = parts
+        case .failure(.missingScheme): throw .invalidRequest(.baseURLMissingScheme(baseURL: absolute))
+        case .failure(.missingHost): throw .invalidRequest(.baseURLMissingHost(baseURL: absolute))
+        }
+        bytes = main
+        hasQuery = false
+        if !path.isEmpty {
+            // `scheme://host` is never trimmed: the host check above guarantees something after `//`.
+            while bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
+            bytes.append(UInt8(ascii: "/"))
+            try appendPath(path)
+        }
+        if let query = pendingQuery {
+            bytes.append(UInt8(ascii: "?"))
+            bytes.append(contentsOf: query)
+            hasQuery = true
+            pendingQuery = nil
+        }
     }
 
-    /// `scheme ":" "//" authority` with a non-empty host (RFC 3986 §3): the part before the first `/` of the path.
-    private static func checkSchemeAndHost(_ main: Substring, of absolute: String) throws(NALError) {
-        let bytes = main.utf8
-        var index = bytes.startIndex
-        func isLetter(_ byte: UInt8) -> Bool {
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
-        }
-        guard index < bytes.endIndex, isLetter(bytes[index]) else {
-            throw .invalidRequest(.baseURLMissingScheme(baseURL: absolute))
-        }
-        while index < bytes.endIndex, bytes[index] != UInt8(ascii: ":") {
-            let byte = bytes[index]
+    private enum BaseURLProblem: Error {
+        case missingScheme, missingHost
+    }
+
+    /// Why `main` (`scheme://authority/path`) lacks a scheme or a host, or `nil`.
+    /// RFC 3986 §3: `scheme ":" "//" authority` with a non-empty host.
+    private static func baseURLProblem(_ main: UnsafeBufferPointer<UInt8>) -> BaseURLProblem? {
+        let missingScheme = BaseURLProblem.missingScheme
+        let missingHost = BaseURLProblem.missingHost
+        func isLetter(_ byte: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) }
+        guard let first = main.first, isLetter(first) else { return missingScheme }
+        var index = 1
+        while index < main.count, main[index] != UInt8(ascii: ":") {
+            let byte = main[index]
             guard
                 isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                     || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-            else { throw .invalidRequest(.baseURLMissingScheme(baseURL: absolute)) }
-            index = bytes.index(after: index)
+            else { return missingScheme }
+            index += 1
         }
-        guard index < bytes.endIndex else { throw .invalidRequest(.baseURLMissingScheme(baseURL: absolute)) }
-        let afterColon = bytes[bytes.index(after: index)...]
-        guard afterColon.starts(with: "//".utf8) else { throw .invalidRequest(.baseURLMissingHost(baseURL: absolute)) }
-        let authority = afterColon.dropFirst(2).prefix { $0 != UInt8(ascii: "/") }
-        let hostAndPort =
-            authority.lastIndex(of: UInt8(ascii: "@")).map { authority[authority.index(after: $0)...] }
-            ?? authority
-        let host: Substring.UTF8View.SubSequence
-        if hostAndPort.first == UInt8(ascii: "[") {
-            host = hostAndPort.prefix { $0 != UInt8(ascii: "]") }.dropFirst()
-        } else {
-            host = hostAndPort.prefix { $0 != UInt8(ascii: ":") }
+        guard index < main.count else { return missingScheme }
+        index += 1
+        guard index + 1 < main.count, main[index] == UInt8(ascii: "/"), main[index + 1] == UInt8(ascii: "/") else {
+            return missingHost
         }
-        guard !host.isEmpty else { throw .invalidRequest(.baseURLMissingHost(baseURL: absolute)) }
+        index += 2
+        var end = index
+        var hostStart = index
+        while end < main.count, main[end] != UInt8(ascii: "/") {
+            if main[end] == UInt8(ascii: "@") { hostStart = end + 1 }
+            end += 1
+        }
+        guard hostStart < end else { return missingHost }
+        if main[hostStart] == UInt8(ascii: "[") {
+            return hostStart + 1 < end && main[hostStart + 1] != UInt8(ascii: "]") ? nil : missingHost
+        }
+        return main[hostStart] == UInt8(ascii: ":") ? missingHost : nil
     }
 
     /// Copies a path that is already percent-encoded where it needs to be. Characters a URL cannot hold literally
@@ -84,7 +121,8 @@ struct URLBuilder {
             while index <= bytes.count {
                 if index == bytes.count || bytes[index] == UInt8(ascii: "/") {
                     let length = index - segmentStart
-                    if (length == 1 || length == 2), bytes[segmentStart..<index].allSatisfy({ $0 == UInt8(ascii: ".") })
+                    if length == 1 || length == 2,
+                        bytes[segmentStart..<index].allSatisfy({ $0 == UInt8(ascii: ".") })
                     {
                         let segment = length == 1 ? "." : ".."
                         return "has the dot segment '\(segment)' at byte offset \(segmentStart); dot segments would "
@@ -95,21 +133,19 @@ struct URLBuilder {
                 }
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "/") || PercentEncoding.isSegmentAllowed(byte) {
-                    main.append(byte)
+                    self.bytes.append(byte)
                 } else if byte == UInt8(ascii: "%") {
                     guard index + 2 < bytes.count,
                         PercentEncoding.isHexDigit(bytes[index + 1]), PercentEncoding.isHexDigit(bytes[index + 2])
                     else {
                         return "has a '%' at byte offset \(index) that does not start a %XX escape"
                     }
-                    main.append(contentsOf: bytes[index...(index + 2)])
+                    self.bytes.append(contentsOf: bytes[index...(index + 2)])
                     index += 2
                 } else if byte < 0x20 || byte == 0x7F {
-                    let code = String(byte, radix: 16, uppercase: true)
-                    return
-                        "contains the control character 0x\(code.count == 1 ? "0" + code : code) at byte offset \(index)"
+                    return "contains the control character \(HTTPToken.hexByte(byte)) at byte offset \(index)"
                 } else {
-                    PercentEncoding.appendEscaped(byte, to: &main)
+                    PercentEncoding.appendEscaped(byte, to: &self.bytes)
                 }
                 index += 1
             }
@@ -119,64 +155,63 @@ struct URLBuilder {
     }
 
     /// Appends parameters to the query as `URLEncoding` does: after `&` if a query exists; empty parameters change
-    /// nothing.
+    /// nothing. The writer works in this builder's buffer, so nothing is copied.
     mutating func appendQuery(_ parameters: Parameters, encoding: URLEncoding) throws(NALError) {
         guard !parameters.isEmpty else { return }
-        let existing = query
-        query = nil
+        let separated = hasQuery
+        if !hasQuery {
+            bytes.append(UInt8(ascii: "?"))
+            hasQuery = true
+        }
         var writer = QueryStringWriter(
             arrayEncoding: encoding.arrayEncoding,
             boolEncoding: encoding.boolEncoding,
-            appendingTo: existing ?? [],
-            needsSeparator: existing != nil
+            appendingTo: take(),
+            needsSeparator: separated
         )
+        defer { bytes = writer.output }
         do { try writer.write(parameters) } catch { throw error.nalError }
-        query = writer.output
     }
 
     /// Appends already-encoded query text; empty text changes nothing.
     mutating func appendEncodedQuery(_ encoded: [UInt8]) {
         guard !encoded.isEmpty else { return }
-        if query == nil {
-            query = encoded
-        } else {
-            query?.append(UInt8(ascii: "&"))
-            query?.append(contentsOf: encoded)
-        }
+        bytes.append(hasQuery ? UInt8(ascii: "&") : UInt8(ascii: "?"))
+        hasQuery = true
+        bytes.append(contentsOf: encoded)
     }
 
-    /// Finishes the URL string in place and parses it once.
+    /// Finishes the URL string and parses it once.
     mutating func makeURL() throws(NALError) -> URL {
-        var bytes = main
-        main = []
-        if let query {
-            bytes.append(UInt8(ascii: "?"))
-            bytes.append(contentsOf: query)
-        }
+        var bytes = take()
         if let fragment {
             bytes.append(UInt8(ascii: "#"))
-            bytes.append(contentsOf: fragment.utf8)
+            bytes.append(contentsOf: fragment)
         }
         let string = String(decoding: bytes, as: UTF8.self)
         guard let url = URL(string: string) else { throw .invalidRequest(.invalidURL(string)) }
         return url
     }
 
-    /// Splits `scheme://host/path?query#fragment` at the first `?` and `#`, scanning bytes rather than
-    /// `Character`s (grapheme breaking is slow and these delimiters are ASCII).
-    private static func split(_ url: String) -> (main: Substring, query: Substring?, fragment: Substring?) {
-        let utf8 = url.utf8
-        var main = Substring(url)
-        var fragment: Substring?
-        if let hash = utf8.firstIndex(of: UInt8(ascii: "#")) {
-            fragment = url[utf8.index(after: hash)...]
-            main = url[..<hash]
-        }
-        var query: Substring?
-        if let question = main.utf8.firstIndex(of: UInt8(ascii: "?")) {
-            query = main[main.utf8.index(after: question)...]
-            main = main[..<question]
-        }
-        return (main, query, fragment)
+    /// The buffer, moved out so that whoever appends next owns the only reference (no copy on write).
+    private mutating func take() -> [UInt8] {
+        var taken: [UInt8] = []
+        swap(&taken, &bytes)
+        return taken
+    }
+
+    /// Where `scheme://host/path?query#fragment` splits at the first `#` and the first `?` before it.
+    private static func split(
+        _ url: UnsafeBufferPointer<UInt8>
+    ) -> (
+        mainEnd: Int, query: Range<Int>?, fragment: Range<Int>?
+    ) {
+        let hash = url.firstIndex(of: UInt8(ascii: "#"))
+        let beforeFragment = hash ?? url.count
+        let question = url[..<beforeFragment].firstIndex(of: UInt8(ascii: "?"))
+        return (
+            question ?? beforeFragment, question.map { ($0 + 1)..<beforeFragment },
+            hash.map { ($0 + 1)..<url.count }
+        )
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
     public import FoundationNetworking
@@ -8,8 +9,10 @@ public import Foundation
 public struct Response: Sendable {
     /// The HTTP status code.
     public let statusCode: Int
-    /// The response headers in name order, with case-insensitive lookup.
-    public let headers: HTTPHeaders
+    /// The response headers in name order, with case-insensitive lookup. Built once, on first access: on Linux,
+    /// reading `allHeaderFields` converts the whole dictionary, which most callers never need.
+    public var headers: HTTPHeaders { headerCache.headers(of: httpResponse) }
+    private let headerCache = HeaderCache()
     /// The body.
     public let data: Data
     /// The request that was sent (after hooks and middleware).
@@ -26,10 +29,6 @@ public struct Response: Sendable {
         self.data = data
         self.timing = timing
         statusCode = httpResponse.statusCode
-        headers = HTTPHeaders(
-            httpResponse.allHeaderFields
-                .map { (name: $0.key as? String ?? "\($0.key)", value: $0.value as? String ?? "\($0.value)") }
-                .sorted { $0.name < $1.name })
     }
 }
 
@@ -44,5 +43,23 @@ public struct ResponseTiming: Sendable, Equatable {
     public init(start: Date, duration: Duration) {
         self.start = start
         self.duration = duration
+    }
+}
+
+/// Response headers built at most once and shared by every copy of the response.
+private final class HeaderCache: Sendable {
+    private final class Built: Sendable {
+        let headers: HTTPHeaders
+        init(_ headers: HTTPHeaders) { self.headers = headers }
+    }
+
+    private let built = AtomicLazyReference<Built>()
+
+    func headers(of response: HTTPURLResponse) -> HTTPHeaders {
+        if let existing = built.load() { return existing.headers }
+        let fields = response.allHeaderFields
+            .map { (name: $0.key as? String ?? "\($0.key)", value: $0.value as? String ?? "\($0.value)") }
+            .sorted { $0.name < $1.name }
+        return built.storeIfNil(Built(HTTPHeaders(fields))).headers
     }
 }
