@@ -113,3 +113,9 @@ fi
 echo "== benchmark allocation gate (release)"
 swift build -c release --product nal-bench
 "$(swift build -c release --show-bin-path)/nal-bench" --quick --check
+
+# The heavy measurements have documented scripts; their small variants run here so that they cannot rot.
+echo "== memory bounds (small variant; scripts/memory-bounds.sh for the full one)"
+scripts/memory-bounds.sh --quick
+echo "== loopback round trips (small variant; scripts/loopback-bench.sh for the full one)"
+scripts/loopback-bench.sh --quick

@@ -4,6 +4,7 @@ let usage = """
     USAGE: nal-bench [--quick] [--filter <regex>] [--format table|json] [--check] [--allow-debug]
            nal-bench memory <url> [--limit <bytes>] [--calls <n>]
            nal-bench profile <scenario>     (runs one scenario alone for 5 s, for perf record)
+           nal-bench loopback <url> [--rounds n] [--sequential n] [--concurrent n] [--in-flight n] [--connections n]
 
     OPTIONS:
       --quick            Short runs for CI (the whole suite in well under 60 s).
@@ -27,6 +28,14 @@ if arguments.first == "profile", arguments.count == 2 {
     let end = ContinuousClock.now + .seconds(5)
     while ContinuousClock.now < end { try await benchmark.run(1000) }
     exit(0)
+}
+if arguments.first == "loopback" {
+    do {
+        exit(await LoopbackBenchmark.run(try LoopbackBenchmark.parse(Array(arguments.dropFirst()))))
+    } catch {
+        FileHandle.standardError.write(Data("Error: \(error.message)\n\(usage)\n".utf8))
+        exit(64)
+    }
 }
 if arguments.first == "memory" {
     do {

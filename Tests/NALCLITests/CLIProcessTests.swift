@@ -28,11 +28,13 @@ struct CLIProcessTests {
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "\(name) near \(CommandLine.arguments[0])"])
     }
 
-    static func run(_ arguments: String...) throws -> Result {
-        try run(executable: "nal-cli", arguments)
+    static func run(_ arguments: String...) async throws -> Result {
+        try await run(executable: "nal-cli", arguments)
     }
 
-    static func run(executable: String, _ arguments: [String]) throws -> Result {
+    /// Runs an executable and collects its output. The waiting happens on dispatch threads: blocking one of Swift's
+    /// few cooperative threads on a child process would stall every other test in the process.
+    static func run(executable: String, _ arguments: [String]) async throws -> Result {
         let process = Process()
         process.executableURL = try executableURL(executable)
         process.arguments = arguments
@@ -41,18 +43,32 @@ struct CLIProcessTests {
         process.standardOutput = output
         process.standardError = error
         try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        async let outputData = readToEnd(output)
+        async let errorData = readToEnd(error)
+        let (standardOutput, standardError) = await (outputData, errorData)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume()
+            }
+        }
         return Result(
             status: process.terminationStatus,
-            standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorData, as: UTF8.self))
+            standardOutput: String(decoding: standardOutput, as: UTF8.self),
+            standardError: String(decoding: standardError, as: UTF8.self))
+    }
+
+    private static func readToEnd(_ pipe: Pipe) async -> Data {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile())
+            }
+        }
     }
 
     @Test("demo prints prepared requests and their cURL form, with secrets redacted")
-    func demo() throws {
-        let result = try Self.run("demo")
+    func demo() async throws {
+        let result = try await Self.run("demo")
         #expect(result.status == 0)
         #expect(result.standardError.isEmpty)
         let output = result.standardOutput
@@ -70,8 +86,8 @@ struct CLIProcessTests {
     }
 
     @Test("help goes to stdout with exit 0", arguments: ["--help", "-h", "help"])
-    func help(flag: String) throws {
-        let result = try Self.run(flag)
+    func help(flag: String) async throws {
+        let result = try await Self.run(flag)
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("USAGE: nal-cli <subcommand>"))
         #expect(result.standardOutput.contains("demo"))
@@ -79,13 +95,13 @@ struct CLIProcessTests {
     }
 
     @Test("usage errors go to stderr with exit 64")
-    func usageError() throws {
-        let unknown = try Self.run("frobnicate")
+    func usageError() async throws {
+        let unknown = try await Self.run("frobnicate")
         #expect(unknown.status == 64)
         #expect(unknown.standardOutput.isEmpty)
         #expect(unknown.standardError.hasPrefix("Error: unknown subcommand 'frobnicate'\nUSAGE: nal-cli <subcommand>"))
 
-        let extra = try Self.run("demo", "--bogus")
+        let extra = try await Self.run("demo", "--bogus")
         #expect(extra.status == 64)
         #expect(extra.standardError.hasPrefix("Error: unexpected argument '--bogus' for 'demo'"))
     }
@@ -103,8 +119,9 @@ struct BenchProcessTests {
     }
 
     @Test("a debug build refuses to run without --allow-debug; a release build runs")
-    func refusesDebug() throws {
-        let result = try CLIProcessTests.run(executable: "nal-bench", ["--quick", "--filter", "^log\\.disabled$"])
+    func refusesDebug() async throws {
+        let result = try await CLIProcessTests.run(
+            executable: "nal-bench", ["--quick", "--filter", "^log\\.disabled$"])
         #if DEBUG
             #expect(result.status == 64)
             #expect(result.standardError.hasPrefix("Error: nal-bench was built in debug mode"))
@@ -127,19 +144,19 @@ struct BenchProcessTests {
     }
 
     /// Whether this build counts allocations, read from the benchmark's own JSON output.
-    func countsAllocations() throws -> Bool {
-        let result = try CLIProcessTests.run(
+    func countsAllocations() async throws -> Bool {
+        let result = try await CLIProcessTests.run(
             executable: "nal-bench", ["--allow-debug", "--quick", "--filter", "^log\\.disabled$", "--format", "json"])
         let decoded = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]]
         return decoded?.first?["mallocsPerOp"] is NSNumber
     }
 
     @Test("--check exits 0 within thresholds and 2 above them; where allocations cannot be counted it says so")
-    func gate() throws {
-        let counting = try countsAllocations()
+    func gate() async throws {
+        let counting = try await countsAllocations()
         #expect(counting == Self.mustCountAllocations, "the allocation counter is off where it must count")
         let generous = try thresholds(#"{"log.disabled": 1000}"#)
-        let passing = try CLIProcessTests.run(
+        let passing = try await CLIProcessTests.run(
             executable: "nal-bench",
             ["--allow-debug", "--quick", "--filter", "^log\\.disabled$", "--check", "--thresholds", generous])
         #expect(passing.status == 0, "\(passing.standardError)")
@@ -147,7 +164,7 @@ struct BenchProcessTests {
         #expect(passing.standardOutput.contains(counting ? "check: ok   log.disabled" : "allocations not countable"))
 
         let impossible = try thresholds(#"{"log.disabled": -1}"#)
-        let failing = try CLIProcessTests.run(
+        let failing = try await CLIProcessTests.run(
             executable: "nal-bench",
             ["--allow-debug", "--quick", "--filter", "^log\\.disabled$", "--check", "--thresholds", impossible])
         if counting {
@@ -162,16 +179,16 @@ struct BenchProcessTests {
     }
 
     @Test("--check fails when a measured scenario has no threshold, and when a threshold names no scenario")
-    func gateFailsOnMissingOrStaleThresholds() throws {
+    func gateFailsOnMissingOrStaleThresholds() async throws {
         let missing = try thresholds(#"{"log.enabled": 1000}"#)
-        let withoutThreshold = try CLIProcessTests.run(
+        let withoutThreshold = try await CLIProcessTests.run(
             executable: "nal-bench",
             ["--allow-debug", "--quick", "--filter", "^log\\.disabled$", "--check", "--thresholds", missing])
         #expect(withoutThreshold.status == 2)
         #expect(withoutThreshold.standardOutput.contains("check: FAIL log.disabled: no threshold"))
 
         let stale = try thresholds(#"{"log.disabled": 1000, "log.renamedAway": 5}"#)
-        let staleResult = try CLIProcessTests.run(
+        let staleResult = try await CLIProcessTests.run(
             executable: "nal-bench",
             ["--allow-debug", "--quick", "--filter", "^log\\.disabled$", "--check", "--thresholds", stale])
         #expect(staleResult.status == 2)
@@ -181,8 +198,8 @@ struct BenchProcessTests {
     }
 
     @Test("--format json is machine-readable")
-    func json() throws {
-        let result = try CLIProcessTests.run(
+    func json() async throws {
+        let result = try await CLIProcessTests.run(
             executable: "nal-bench", ["--allow-debug", "--quick", "--filter", "^log\\.disabled$", "--format", "json"])
         #expect(result.status == 0)
         let decoded = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]]
@@ -191,8 +208,8 @@ struct BenchProcessTests {
     }
 
     @Test("usage errors exit 64")
-    func usage() throws {
-        let result = try CLIProcessTests.run(executable: "nal-bench", ["--allow-debug", "--format", "xml"])
+    func usage() async throws {
+        let result = try await CLIProcessTests.run(executable: "nal-bench", ["--allow-debug", "--format", "xml"])
         #expect(result.status == 64)
         #expect(result.standardError.hasPrefix("Error: unknown format 'xml'"))
     }

@@ -23,16 +23,29 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
         let idleTimeout: TimeInterval
         let url: URL?
         let continuation: UnsafeContinuation<Outcome, Never>
-        var response: HTTPURLResponse?
         var body = Data()
         /// The 401 or 407 of a declined authentication challenge; the call returns it.
         var challengeResponse: HTTPURLResponse?
         /// When a byte last moved, for the idle timeout.
         var lastActivity: ContinuousClock.Instant
-        var watchdog: Task<Void, Never>?
+        /// The task, so that the idle timer can cancel it.
+        let task: URLSessionTask
     }
 
     private let states = Locked<[Int: State]>([:])
+    /// Checks idle times every few milliseconds while calls are in flight, and sleeps otherwise: one timer for all
+    /// calls, so that a call costs no extra task or timer of its own.
+    private let idleTimer: RepeatingTimer
+    /// Whether the timer is ticking; changed only under the `states` lock.
+    private let ticking = Locked(false)
+    static let tick = DispatchTimeInterval.milliseconds(5)
+
+    override init() {
+        let check = Locked<(@Sendable () -> Void)?>(nil)
+        idleTimer = RepeatingTimer(label: "dev.nal.transport.idle-timer") { check.withLock { $0 }?() }
+        super.init()
+        check.withLock { $0 = { [weak self] in self?.checkIdleTimes() } }
+    }
 
     /// Sends `request` once, without following redirects, and returns the response and body.
     func exchange(
@@ -55,27 +68,20 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
         continuation: UnsafeContinuation<Outcome, Never>
     ) {
         let identifier = task.taskIdentifier
-        let now = ContinuousClock.now
-        states.withLock {
-            $0[identifier] = State(
-                limit: limit, idleTimeout: idleTimeout, url: url, continuation: continuation, lastActivity: now)
+        let state = State(
+            limit: limit, idleTimeout: idleTimeout, url: url, continuation: continuation, lastActivity: .now, task: task
+        )
+        let startsTimer = states.withLock { states -> Bool in
+            states[identifier] = state
+            return ticking.withLock { ticking in
+                defer { ticking = true }
+                return !ticking
+            }
         }
+        if startsTimer { idleTimer.start(every: Self.tick) }
         // A Task cancelled before this point has already run its cancellation handler; don't start the request.
         if Task.isCancelled {
             end(task, identifier, with: .failure(.cancelled))
-            return
-        }
-        let watchdog = Task { [weak self] in
-            guard let self else { return }
-            await self.watchIdleTime(of: task, identifier, timeout: idleTimeout, from: now)
-        }
-        let stillRunning = states.withLock { states -> Bool in
-            guard states[identifier] != nil else { return false }
-            states[identifier]?.watchdog = watchdog
-            return true
-        }
-        guard stillRunning else {
-            watchdog.cancel()
             return
         }
         task.resume()
@@ -92,64 +98,44 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
     @discardableResult
     private func finish(_ identifier: Int, with outcome: Outcome) -> Bool {
         guard let state = states.withLock({ $0.removeValue(forKey: identifier) }) else { return false }
-        state.watchdog?.cancel()
         state.continuation.resume(returning: outcome)
         return true
     }
 
-    /// Sleeps until the idle deadline, again and again while bytes keep moving, and ends the call when nothing has
-    /// moved for `timeout`.
-    private func watchIdleTime(
-        of task: URLSessionTask, _ identifier: Int, timeout: TimeInterval, from start: ContinuousClock.Instant
-    ) async {
-        let idle = Duration.milliseconds(Int64((timeout * 1000).rounded(.up)))
-        var deadline = start + idle
-        while true {
-            do {
-                try await Task.sleep(until: deadline, tolerance: .milliseconds(1), clock: .continuous)
-            } catch {
-                return
+    /// Ends every call that has moved no byte for its idle timeout; stops ticking when no call is in flight.
+    private func checkIdleTimes() {
+        let now = ContinuousClock.now
+        let expired = states.withLock { states -> [(Int, State)] in
+            if states.isEmpty {
+                ticking.withLock { $0 = false }
+                idleTimer.stop()
+                return []
             }
-            guard let state = states.withLock({ $0[identifier] }) else { return }
-            let due = state.lastActivity + idle
-            if due <= ContinuousClock.now {
-                end(
-                    task, identifier,
-                    with: .failure(.timedOut(TimeoutFailure(limit: .idle, seconds: timeout, url: state.url))))
-                return
-            }
-            deadline = due
+            return states.filter { _, state in
+                now - state.lastActivity >= .milliseconds(Int64((state.idleTimeout * 1000).rounded(.up)))
+            }.map { ($0.key, $0.value) }
+        }
+        for (identifier, state) in expired {
+            let failure = TimeoutFailure(limit: .idle, seconds: state.idleTimeout, url: state.url)
+            end(state.task, identifier, with: .failure(.timedOut(failure)))
         }
     }
 
-    func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
-    ) {
-        let identifier = dataTask.taskIdentifier
-        let expected = response.expectedContentLength
-        let limit = states.withLock { states -> Int? in
-            guard let index = states.index(forKey: identifier) else { return nil }
-            states.values[index].response = response as? HTTPURLResponse
-            states.values[index].lastActivity = .now
-            let limit = states.values[index].limit
-            if expected > 0, expected <= Int64(limit) { states.values[index].body.reserveCapacity(Int(expected)) }
-            return limit
-        }
-        if let limit, expected > Int64(limit) {
-            end(dataTask, identifier, with: .failure(.responseTooLarge(limit: limit, url: response.url)))
-            completionHandler(.cancel)
-            return
-        }
-        completionHandler(.allow)
-    }
-
+    /// Delegate callbacks run one at a time on the session's delegate queue, which is what limits throughput with
+    /// many calls in flight; they do as little as possible. The first chunk is kept as is (no copy), and a
+    /// `Content-Length` over the limit ends the call before any body is kept.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let identifier = dataTask.taskIdentifier
         let overflow = states.withLock { states -> (limit: Int, url: URL?)? in
             guard let index = states.index(forKey: identifier) else { return nil }
             states.values[index].lastActivity = .now
             let limit = states.values[index].limit
+            if states.values[index].body.isEmpty {
+                let announced = dataTask.response?.expectedContentLength ?? -1
+                guard data.count <= limit, announced <= Int64(limit) else { return (limit, states.values[index].url) }
+                states.values[index].body = data
+                return nil
+            }
             guard states.values[index].body.count + data.count <= limit else {
                 return (limit, states.values[index].url)
             }
@@ -198,13 +184,14 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
         let outcome = states.withLock { states -> Outcome? in
             guard let state = states[identifier] else { return nil }
             if let challenged = state.challengeResponse, error == nil || (error as? URLError)?.code == .cancelled {
-                return .success((state.response ?? challenged, state.body))
+                return .success(((task.response as? HTTPURLResponse) ?? challenged, state.body))
             }
             if let error {
                 return .failure(Self.nalError(error, state: state))
             }
-            guard let response = state.response else { return .failure(.transport(URLError(.badServerResponse))) }
-            if let cutShort = Self.truncatedGzip(response, url: state.url) { return .failure(cutShort) }
+            guard let response = task.response as? HTTPURLResponse else {
+                return .failure(.transport(URLError(.badServerResponse)))
+            }
             return .success((response, state.body))
         }
         if let outcome { finish(identifier, with: outcome) }
@@ -234,14 +221,10 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
     /// framing is consistent, and NAL never sees the compressed bytes. What it can tell is a gzip body shorter than
     /// the smallest complete gzip stream (a 10-byte header, 2 bytes of deflate, an 8-byte trailer).
     static func truncatedGzip(_ response: HTTPURLResponse, url: URL?) -> NALError? {
-        var encoding: String?
-        var length: Int?
-        for (key, value) in response.allHeaderFields {
-            guard let name = key as? String, let text = value as? String else { continue }
-            if HTTPToken.equalsIgnoringASCIICase(name, "Content-Encoding") { encoding = text.lowercased() }
-            if HTTPToken.equalsIgnoringASCIICase(name, "Content-Length") { length = Int(text) }
-        }
-        guard encoding?.contains("gzip") == true, let length, (1..<20).contains(length) else { return nil }
+        guard response.value(forHTTPHeaderField: "Content-Encoding")?.lowercased().contains("gzip") == true,
+            let length = response.value(forHTTPHeaderField: "Content-Length").flatMap({ Int($0) }),
+            (1..<20).contains(length)
+        else { return nil }
         var userInfo: [String: Any] = [
             NSLocalizedDescriptionKey:
                 "the gzip body is \(length) bytes, shorter than any complete gzip stream (20 bytes): it was cut short"

@@ -56,8 +56,10 @@ public final class URLSessionTransport: Transport {
             .sorted { $0.name < $1.name }
         own.httpAdditionalHeaders = nil
         sessionIdleTimeout = own.timeoutIntervalForRequest
+        // NAL enforces the idle timeout; Foundation's whole-second timer is only a backstop that never fires first.
+        own.timeoutIntervalForRequest = Self.backstop(for: sessionIdleTimeout)
         tasks = SessionTasks()
-        session = URLSession(configuration: own, delegate: tasks, delegateQueue: nil)
+        session = URLSession(configuration: own, delegate: tasks, delegateQueue: SerialDelegateQueue())
     }
 
     deinit {
@@ -93,12 +95,16 @@ public final class URLSessionTransport: Transport {
         let clock = ContinuousClock()
         let start = clock.now
         var current = request
-        // Foundation's own timer counts whole seconds; it only backs NAL's up and never fires first.
-        current.timeoutInterval = min(idleTimeout.rounded(.up) + 1, RequestOptions.maximumTimeout)
+        // A request with its own timeout gets the backstop in place of it (Foundation would truncate 0.5 to 0); one
+        // that keeps the default uses the session's, so the common case copies nothing.
+        if current.timeoutInterval != Self.defaultRequestTimeout {
+            current.timeoutInterval = Self.backstop(for: idleTimeout)
+        }
         var redirects = 0
         while true {
             let (httpResponse, data) = try await tasks.exchange(
                 current, in: session, limit: limit, idleTimeout: idleTimeout)
+            if let cutShort = SessionTasks.truncatedGzip(httpResponse, url: current.url) { throw cutShort }
             guard let next = try followUp(to: current, after: httpResponse) else {
                 return Response(
                     request: request, httpResponse: httpResponse, data: data,
@@ -139,6 +145,13 @@ public final class URLSessionTransport: Transport {
         for (name, value) in additionalHeaders where request.value(forHTTPHeaderField: name) == nil {
             try request.setValidatedHeader(value, forName: name)
         }
+    }
+
+    /// Foundation's own idle timer, in whole seconds, set past NAL's so that it never fires first. An invalid value
+    /// is refused before any request is sent, so the backstop only needs to be finite.
+    private static func backstop(for idleTimeout: TimeInterval) -> TimeInterval {
+        guard idleTimeout.isFinite, idleTimeout > 0 else { return defaultRequestTimeout }
+        return min(idleTimeout, RequestOptions.maximumTimeout).rounded(.up) + 1
     }
 
     /// The idle timeout of `request`: its own, or the session's when it keeps URLRequest's default.

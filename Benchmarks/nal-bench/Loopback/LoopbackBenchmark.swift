@@ -1,0 +1,225 @@
+import Foundation
+import NALCore
+import NALLogging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `nal-bench loopback URL`: round trips to a fast local server (`scripts/loopback_server.py`), three ways in
+/// interleaved rounds: NAL's Client over URLSessionTransport, plain `URLSession.data(for:)`, and a bare
+/// delegate-based data task (what URLSessionTransport must do at least). Each round measures sequential calls,
+/// then throughput with 100 in flight; ratios are medians of per-round ratios against `data(for:)`.
+/// `scripts/loopback-bench.sh` starts the server and runs it.
+enum LoopbackBenchmark {
+    struct Options {
+        var url: URL
+        var rounds = 9
+        var sequential = 300
+        var concurrent = 2000
+        var inFlight = 100
+        var connectionsPerHost: Int?
+    }
+
+    struct Contender: Sendable {
+        let name: String
+        let fetch: @Sendable () async throws -> Void
+    }
+
+    struct Target: RemoteService {
+        let baseURL: URL
+        var path: String { "user" }
+        var method: HTTPMethod { .get }
+        var requestType: RequestType { .plain }
+    }
+
+    static func parse(_ arguments: [String]) throws(BenchOptions.UsageError) -> Options {
+        var remaining = arguments[...]
+        guard let text = remaining.popFirst(), let url = URL(string: text) else {
+            throw BenchOptions.UsageError(message: "loopback needs a URL")
+        }
+        var options = Options(url: url)
+        while let flag = remaining.popFirst() {
+            guard let value = remaining.popFirst(), let number = Int(value), number > 0 else {
+                throw BenchOptions.UsageError(message: "'\(flag)' needs a positive whole number")
+            }
+            switch flag {
+            case "--rounds": options.rounds = number
+            case "--sequential": options.sequential = number
+            case "--concurrent": options.concurrent = number
+            case "--in-flight": options.inFlight = number
+            case "--connections": options.connectionsPerHost = number
+            default: throw BenchOptions.UsageError(message: "unknown option '\(flag)' for loopback")
+            }
+        }
+        return options
+    }
+
+    static func configuration(_ options: Options) -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.default
+        if let connections = options.connectionsPerHost { configuration.httpMaximumConnectionsPerHost = connections }
+        return configuration
+    }
+
+    static func contenders(_ options: Options) -> [Contender] {
+        let client = Client<Target>(transport: URLSessionTransport(configuration: configuration(options)))
+        let target = Target(baseURL: options.url)
+        let session = URLSession(configuration: configuration(options))
+        let request = URLRequest(url: options.url.appendingPathComponent("user"))
+        let bare = BareDelegate(configuration: configuration(options))
+        return [
+            Contender(name: "data(for:)") {
+                let (data, response) = try await session.data(for: request)
+                guard (response as? HTTPURLResponse)?.statusCode == 200, !data.isEmpty else {
+                    throw URLError(.badServerResponse)
+                }
+            },
+            Contender(name: "bare delegate task") {
+                let data = try await bare.fetch(request)
+                guard !data.isEmpty else { throw URLError(.badServerResponse) }
+            },
+            Contender(name: "NAL Client") {
+                let response = try await client.request(target)
+                guard !response.data.isEmpty else { throw URLError(.badServerResponse) }
+            },
+        ]
+    }
+
+    static func run(_ options: Options) async -> Int32 {
+        let contenders = contenders(options)
+        let clock = ContinuousClock()
+        var sequential = Array(repeating: [Double](), count: contenders.count)
+        var throughput = Array(repeating: [Double](), count: contenders.count)
+        var cpu = Array(repeating: [Double](), count: contenders.count)
+        do {
+            for contender in contenders {
+                for _ in 0..<50 { try await contender.fetch() }
+            }
+            for round in 0..<options.rounds {
+                let order = round % 2 == 0 ? Array(contenders.indices) : contenders.indices.reversed()
+                for index in order {
+                    let start = clock.now
+                    for _ in 0..<options.sequential { try await contenders[index].fetch() }
+                    sequential[index].append(Double((clock.now - start).nanoseconds) / Double(options.sequential))
+                }
+                for index in order {
+                    let start = clock.now
+                    let cpuStart = processCPUSeconds()
+                    try await concurrently(options.concurrent, inFlight: options.inFlight, contenders[index].fetch)
+                    let seconds = Double((clock.now - start).nanoseconds) / 1e9
+                    throughput[index].append(Double(options.concurrent) / seconds)
+                    cpu[index].append((processCPUSeconds() - cpuStart) / Double(options.concurrent) * 1e6)
+                }
+            }
+        } catch {
+            FileHandle.standardError.write(Data("Error: a loopback request failed: \(error)\n".utf8))
+            return 1
+        }
+        print(
+            report(
+                contenders: contenders.map(\.name), sequential: sequential, throughput: throughput, cpu: cpu,
+                options: options))
+        return 0
+    }
+
+    /// User plus system CPU time of this process so far: a client's cost per call, which the server sharing the
+    /// machine does not blur.
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+
+    static func concurrently(
+        _ total: Int, inFlight: Int, _ fetch: @escaping @Sendable () async throws -> Void
+    )
+        async throws
+    {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var started = 0
+            while started < min(inFlight, total) {
+                group.addTask { try await fetch() }
+                started += 1
+            }
+            while try await group.next() != nil {
+                if started < total {
+                    group.addTask { try await fetch() }
+                    started += 1
+                }
+            }
+        }
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        Runner.percentile(values.sorted(), 0.5)
+    }
+
+    static func report(
+        contenders: [String], sequential: [[Double]], throughput: [[Double]], cpu: [[Double]], options: Options
+    ) -> String {
+        let connections = options.connectionsPerHost.map(String.init) ?? "default (6)"
+        var lines = [
+            "loopback: \(options.rounds) interleaved rounds of \(options.sequential) sequential calls and "
+                + "\(options.concurrent) calls with \(options.inFlight) in flight; httpMaximumConnectionsPerHost "
+                + "\(connections)",
+            "contender             sequential µs/call  vs data(for:)   concurrent calls/s  vs data(for:)  "
+                + "client CPU µs/call  vs data(for:)",
+        ]
+        for index in contenders.indices {
+            let sequentialRatio = median(zip(sequential[index], sequential[0]).map { $0 / $1 })
+            let throughputRatio = median(zip(throughput[index], throughput[0]).map { $0 / $1 })
+            let cpuRatio = median(zip(cpu[index], cpu[0]).map { $0 / $1 })
+            lines.append(
+                contenders[index].padding(toLength: 20, withPad: " ", startingAt: 0)
+                    + String(
+                        format: "  %18.1f  %+12.1f%%  %18.0f  %+12.1f%%  %18.1f  %+12.1f%%",
+                        median(sequential[index]) / 1000, (sequentialRatio - 1) * 100,
+                        median(throughput[index]), (throughputRatio - 1) * 100,
+                        median(cpu[index]), (cpuRatio - 1) * 100))
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// A minimal delegate-based data task runner: collects the body and resumes a continuation, nothing else.
+final class BareDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    private struct Pending: Sendable {
+        let continuation: UnsafeContinuation<Data, any Error>
+        var body = Data()
+    }
+
+    private let pending = Locked<[Int: Pending]>([:])
+    private let session = Locked<URLSession?>(nil)
+
+    init(configuration: URLSessionConfiguration) {
+        super.init()
+        session.withLock { $0 = URLSession(configuration: configuration, delegate: self, delegateQueue: nil) }
+    }
+
+    func fetch(_ request: URLRequest) async throws -> Data {
+        guard let session = session.withLock({ $0 }) else { throw URLError(.unknown) }
+        let task = session.dataTask(with: request)
+        return try await withUnsafeThrowingContinuation { continuation in
+            pending.withLock { $0[task.taskIdentifier] = Pending(continuation: continuation) }
+            task.resume()
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        pending.withLock { $0[dataTask.taskIdentifier]?.body.append(data) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let done = pending.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if let error {
+            done.continuation.resume(throwing: error)
+        } else {
+            done.continuation.resume(returning: done.body)
+        }
+    }
+}

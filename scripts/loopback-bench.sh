@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Round trips to a fast local server (scripts/loopback_server.py): NAL's Client, plain URLSession.data(for:) and a
+# bare delegate-based data task, in interleaved rounds, sequential and with 100 in flight. Reports median latency,
+# throughput and client CPU per call, each with its median per-round ratio against data(for:).
+#
+#   scripts/loopback-bench.sh                  the full run
+#   scripts/loopback-bench.sh --quick          the small variant CI runs (it checks the scenario still works)
+#   scripts/loopback-bench.sh --connections 16 any option of `nal-bench loopback`
+#
+# Needs a release build of nal-bench (`swift build -c release --product nal-bench`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ARGS=("$@")
+if [[ "${1:-}" == "--quick" ]]; then ARGS=(--rounds 2 --sequential 50 --concurrent 300); fi
+BENCH="$(swift build -c release --show-bin-path)/nal-bench"
+[[ -x "$BENCH" ]] || { echo "Error: build nal-bench first: swift build -c release --product nal-bench" >&2; exit 1; }
+
+LOG=$(mktemp)
+python3 scripts/loopback_server.py > "$LOG" 2>&1 &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null || true; rm -f "$LOG"' EXIT
+for _ in $(seq 1 50); do
+    PORT=$(sed -n 's/^port \([0-9]*\)$/\1/p' "$LOG")
+    [[ -n "$PORT" ]] && break
+    sleep 0.1
+done
+[[ -n "${PORT:-}" ]] || { echo "Error: the loopback server did not start" >&2; exit 1; }
+"$BENCH" loopback "http://127.0.0.1:$PORT" "${ARGS[@]}"

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Measures peak RSS growth of real calls that receive hostile bodies, and checks it against the stated bound:
+# with the default in-memory limit (64 MiB), one call must grow peak RSS by less than limit + 32 MiB and fail
+# within 1 s, for an endless chunked body and for a gzip bomb (2 GB of zeros, about 2 MB on the wire).
+#
+#   scripts/memory-bounds.sh           the full measurement (2 GB bodies, and ten calls in a row, reported)
+#   scripts/memory-bounds.sh --quick   the small variant CI runs (256 MiB bodies)
+#
+# Needs a release build of nal-bench (`swift build -c release --product nal-bench`). Exits 1 if a bound is broken.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TOTAL=2000000000
+[[ "${1:-}" == "--quick" ]] && TOTAL=268435456
+LIMIT=$((64 << 20))
+BOUND=$((LIMIT + (32 << 20)))
+BENCH="$(swift build -c release --show-bin-path)/nal-bench"
+[[ -x "$BENCH" ]] || { echo "Error: build nal-bench first: swift build -c release --product nal-bench" >&2; exit 1; }
+
+LOG=$(mktemp)
+python3 scripts/fault_server.py > "$LOG" 2>&1 &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null || true; rm -f "$LOG"' EXIT
+for _ in $(seq 1 50); do
+    PORT=$(sed -n 's/^port \([0-9]*\)$/\1/p' "$LOG")
+    [[ -n "$PORT" ]] && break
+    sleep 0.1
+done
+[[ -n "${PORT:-}" ]] || { echo "Error: the fault server did not start" >&2; exit 1; }
+
+# The server compresses its gzip bomb on first use; do that now so that the timing below is NAL's.
+curl -s -o /dev/null "http://127.0.0.1:$PORT/gzip-bomb?total=$TOTAL"
+
+failed=0
+for path in "chunked?total=$TOTAL" "gzip-bomb?total=$TOTAL"; do
+    report=$("$BENCH" memory "http://127.0.0.1:$PORT/$path")
+    growth=$(echo "$report" | sed -n 's/.*"peakGrowthBytes" : \([0-9]*\).*/\1/p')
+    millis=$(echo "$report" | sed -n 's/.*"milliseconds" : \([0-9.]*\).*/\1/p' | cut -d. -f1)
+    verdict="ok"
+    if (( growth >= BOUND )) || (( millis >= 1000 )) || ! echo "$report" | grep -q "exceeded the in-memory limit"; then
+        verdict="FAIL"
+        failed=1
+    fi
+    printf '%-4s %-36s peak RSS growth %4d MiB (bound %d MiB), %5d ms (bound 1000 ms)\n' \
+        "$verdict" "/$path" $((growth >> 20)) $((BOUND >> 20)) "$millis"
+done
+if [[ "${1:-}" != "--quick" ]]; then
+    report=$("$BENCH" memory "http://127.0.0.1:$PORT/chunked?total=$TOTAL" --calls 10)
+    growth=$(echo "$report" | sed -n 's/.*"peakGrowthBytes" : \([0-9]*\).*/\1/p')
+    echo "info ten calls in a row to /chunked: peak RSS growth $((growth >> 20)) MiB (reported, not bounded)"
+fi
+exit $failed
