@@ -8,16 +8,21 @@ enum SampleAPI: RemoteService, CaseIterable {
     case search(query: String, page: Int)
     case createIssue(owner: String, repo: String, title: String)
     case login(user: String, password: String)
+    case updateSettings
 
     static let allCases: [SampleAPI] = [
         .zen, .userProfile("octo/cat?"), .search(query: "swift nio", page: 2),
         .createIssue(owner: "swiftlang", repo: "swift", title: "Crash in URLSession on Linux"),
-        .login(user: "ada", password: "analytical engine"),
+        .login(user: "ada", password: "analytical engine"), .updateSettings,
     ]
 
     struct NewIssue: Encodable, Sendable {
         var title: String
+        var body = "Steps to reproduce are below."
         var labels: [String]
+        var assignees = ["ada", "grace"]
+        var milestone = 7
+        var draft = false
     }
 
     struct Credentials: Encodable, Sendable {
@@ -34,6 +39,7 @@ enum SampleAPI: RemoteService, CaseIterable {
         case .search: "search"
         case .createIssue(let owner, let repo, _): "repos/\(pathSegment: owner)/\(pathSegment: repo)/issues"
         case .login: "session"
+        case .updateSettings: "user/settings"
         }
     }
 
@@ -41,6 +47,7 @@ enum SampleAPI: RemoteService, CaseIterable {
         switch self {
         case .zen, .userProfile, .search: .get
         case .createIssue, .login: .post
+        case .updateSettings: .patch
         }
     }
 
@@ -59,6 +66,13 @@ enum SampleAPI: RemoteService, CaseIterable {
             .jsonEncodable(NewIssue(title: title, labels: ["bug", "linux"]))
         case .login(let user, let password):
             .formEncodable(Credentials(user: user, password: password))
+        case .updateSettings:
+            .parameters(
+                [
+                    "theme": "dark", "language": "en", "timezone": "UTC", "beta": true,
+                    "notifications": ["email": true, "push": false, "digest": "weekly"], "token": "demo-secret-token",
+                ],
+                encoding: JSONEncoding.default)
         }
     }
 
@@ -78,6 +92,7 @@ enum SampleAPI: RemoteService, CaseIterable {
         case .search(let query, let page): ".search(query: \(query.debugDescription), page: \(page))"
         case .createIssue(let owner, let repo, _): ".createIssue(owner: \"\(owner)\", repo: \"\(repo)\", ...)"
         case .login(let user, _): ".login(user: \"\(user)\", password: ...)"
+        case .updateSettings: ".updateSettings"
         }
     }
 }

@@ -85,6 +85,23 @@ struct CLIProcessTests {
         #expect(!output.contains("demo-session-id"))
     }
 
+    @Test("JSON bodies are the same bytes in every process: keys sorted, whatever the process's hash seed")
+    func deterministicBodiesAcrossProcesses() async throws {
+        var outputs: Set<String> = []
+        for _ in 0..<4 { outputs.insert(try await Self.run("demo").standardOutput) }
+        #expect(outputs.count == 1, "the demo printed \(outputs.count) different outputs in 4 processes")
+        let output = try #require(outputs.first)
+        #expect(
+            output.contains(
+                #"--data-raw '{"assignees":["ada","grace"],"body":"Steps to reproduce are below.","draft":false,"#
+                    + #""labels":["bug","linux"],"milestone":7,"title":"Crash in URLSession on Linux"}'"#))
+        #expect(
+            output.contains(
+                #"--data-raw '{"beta":true,"language":"en","notifications":{"digest":"weekly","email":true,"#
+                    + #""push":false},"theme":"dark","timezone":"UTC","token":"<redacted>"}'"#))
+        #expect(!output.contains("demo-secret-token"))
+    }
+
     @Test("help goes to stdout with exit 0", arguments: ["--help", "-h", "help"])
     func help(flag: String) async throws {
         let result = try await Self.run(flag)

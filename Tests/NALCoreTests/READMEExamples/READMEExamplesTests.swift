@@ -1,61 +1,20 @@
 import Foundation
 import NALCore
+import NALLogging
+import NALTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
-// The code below is the README's quick start, verbatim, so that the README cannot drift from the API.
-
-// README: begin endpoint
-enum GitHub: RemoteService {
-    case zen
-    case userProfile(String)
-    case search(query: String, page: Int)
-    case createIssue(owner: String, repo: String, NewIssue)
-
-    var baseURL: URL { URL(string: "https://api.github.com")! }
-
-    var path: String {
-        switch self {
-        case .zen: "zen"
-        case .userProfile(let login): "users/\(pathSegment: login)"
-        case .search: "search/repositories"
-        case .createIssue(let owner, let repo, _): "repos/\(pathSegment: owner)/\(pathSegment: repo)/issues"
-        }
-    }
-
-    var method: HTTPMethod {
-        switch self {
-        case .createIssue: .post
-        default: .get
-        }
-    }
-
-    var requestType: RequestType {
-        switch self {
-        case .zen, .userProfile:
-            .plain
-        case .search(let query, let page):
-            .parameters(["q": .string(query), "page": .int(page), "sort": "stars"], encoding: URLEncoding.default)
-        case .createIssue(_, _, let issue):
-            .jsonEncodable(issue)
-        }
-    }
-
-    var headers: [String: String]? { ["Accept": "application/vnd.github+json"] }
-}
-
-struct NewIssue: Encodable, Sendable {
-    var title: String
-    var labels: [String]
-}
-// README: end endpoint
+// Every block between `README: begin` and `README: end` below is a Swift block of README.md, character for character
+// apart from indentation; `READMESyncTests` compares them. The tests run the same code against an in-memory
+// transport and check what the README's comments claim.
 
 @Suite("README examples")
 struct READMEExamplesTests {
-    @Test("quick start")
+    @Test("quick start: requests as the comments say")
     func quickStart() throws {
         // README: begin usage
         let request = try GitHub.search(query: "swift nio", page: 2).urlRequest()
@@ -63,6 +22,8 @@ struct READMEExamplesTests {
 
         let profile = try GitHub.userProfile("a/b?c").urlRequest()
         // profile.url: https://api.github.com/users/a%2Fb%3Fc
+
+        print(request.curlCommand())  // secrets are redacted unless you pass revealingSecrets: true
         // README: end usage
         #expect(
             request.url?.absoluteString == "https://api.github.com/search/repositories?page=2&q=swift%20nio&sort=stars")
@@ -70,7 +31,7 @@ struct READMEExamplesTests {
         #expect(request.value(forHTTPHeaderField: "Accept") == "application/vnd.github+json")
     }
 
-    @Test("encodings")
+    @Test("encodings give the text in the comments")
     func encodings() throws {
         // README: begin encodings
         let parameters: Parameters = ["ids": [1, 2], "filter": ["lang": "swift"], "exact": true]
@@ -80,12 +41,16 @@ struct READMEExamplesTests {
         struct Search: Encodable { var perPage = 50; var tags = ["server", "linux"] }
         let form = try URLEncodedFormEncoder(keyEncoding: .convertToSnakeCase).encode(Search())
         // per_page=50&tags%5B%5D=server&tags%5B%5D=linux
+
+        let json = try JSONEncoding.default.data(["b": 1, "a": ["d": true, "c": nil]])
+        // {"a":{"c":null,"d":true},"b":1}: keys sorted at every level, the same bytes in every process
         // README: end encodings
         #expect(query == "exact=true&filter%5Blang%5D=swift&ids=1&ids=2")
         #expect(form == "per_page=50&tags%5B%5D=server&tags%5B%5D=linux")
+        #expect(String(decoding: json, as: UTF8.self) == #"{"a":{"c":null,"d":true},"b":1}"#)
     }
 
-    @Test("errors")
+    @Test("errors: the README's error and message")
     func errors() {
         // README: begin errors
         struct Traced: RemoteService {
@@ -99,18 +64,105 @@ struct READMEExamplesTests {
             _ = try Traced().urlRequest()
         } catch {
             // error is an NALError: .invalidRequest(.invalidHeaderValue(name: "X-Trace", problem: ...))
-            // "Invalid request: the value of header 'X-Trace' contains CR (0x0D) at byte offset 1; CR, LF and NUL
-            //  are rejected to prevent request smuggling."
+            // "Invalid request: the value of header 'X-Trace' contains CR (0x0D) at byte offset 1; control
+            //  characters other than tab are refused (RFC 9110), and CR, LF and NUL would allow request smuggling."
         }
         // README: end errors
         #expect(
             invalidRequestReason { try Traced().urlRequest() }
                 == .invalidHeaderValue(name: "X-Trace", problem: "contains CR (0x0D) at byte offset 1"))
+        do {
+            _ = try Traced().urlRequest()
+        } catch {
+            #expect(
+                "\(error)"
+                    == "Invalid request: the value of header 'X-Trace' contains CR (0x0D) at byte offset 1; control "
+                    + "characters other than tab are refused (RFC 9110), and CR, LF and NUL would allow request "
+                    + "smuggling.")
+        }
     }
-}
 
-struct Repository: Decodable, Sendable {
-    var fullName: String
+    @Test("the client options example builds a working client")
+    func clientOptions() async throws {
+        // README: begin client-options
+        let client = Client<GitHub>(
+            transport: URLSessionTransport(maximumResponseSize: 8 << 20, redirectPolicy: .follow),
+            endpointMapping: { Endpoint($0).adding(headers: ["X-Request-ID": UUID().uuidString]) },
+            willSend: { request, _ in request },
+            deduplicatesRequests: true)
+        // README: end client-options
+        _ = client
+    }
+
+    @Test("timeouts: a call past its total timeout ends with timedOut(.total)")
+    func timeouts() async throws {
+        let client = Client<GitHub>(transport: MemoryTransport(delay: .seconds(5)))
+        var limit: TimeoutFailure.Limit?
+        // README: begin timeouts
+        do {
+            _ = try await client.request(.zen, options: RequestOptions(timeout: 0.5, totalTimeout: 0.2))
+        } catch .timedOut(let failure) {
+            // failure.limit is .idle or .total; failure.seconds and failure.url say which value and which request
+            limit = failure.limit
+        } catch {
+            // other NALErrors
+        }
+        // README: end timeouts
+        #expect(limit == .total)
+    }
+
+    @Test("redaction: added words and names are redacted in cURL output")
+    func redaction() throws {
+        // README: begin redaction
+        SensitiveData.current.words.insert("passcode")  // any key whose last component contains it
+        SensitiveData.current.headerNames.insert("X-Tenant-Key")  // exactly this header, in any letter case
+
+        struct Unlock: RemoteService {
+            var baseURL: URL { URL(string: "https://ada:hunter2@api.example.com")! }
+            var path: String { "doors/front" }
+            var method: HTTPMethod { .post }
+            var requestType: RequestType {
+                .parameters(["door": ["passcode": "1234"], "api_key": "k-42"], encoding: JSONEncoding.default)
+            }
+            var headers: [String: String]? { ["X-Tenant-Key": "t-9", "Authorization": "Bearer abc"] }
+        }
+        print(try Unlock().urlRequest().curlCommand())
+        // curl -X POST 'https://ada:<redacted>@api.example.com/doors/front' \
+        //   -H 'Authorization: Bearer <redacted>' \
+        //   -H 'Content-Type: application/json' \
+        //   -H 'X-Tenant-Key: <redacted>' \
+        //   --data-raw '{"api_key":"<redacted>","door":{"passcode":"<redacted>"}}'
+        // README: end redaction
+        #expect(
+            try Unlock().urlRequest().curlCommand() == """
+                curl -X POST 'https://ada:<redacted>@api.example.com/doors/front' \\
+                  -H 'Authorization: Bearer <redacted>' \\
+                  -H 'Content-Type: application/json' \\
+                  -H 'X-Tenant-Key: <redacted>' \\
+                  --data-raw '{"api_key":"<redacted>","door":{"passcode":"<redacted>"}}'
+                """)
+    }
+
+    @Test("logging: privacy as the comments say")
+    func logging() async throws {
+        let count = 3
+        let userID = "u-1"
+        let token = "s3cr3t"
+        let host = "api.example.com"
+        let ms = 12.5
+        try await LogCapture.capture("com.example.app=debug,*=off") { sink in
+            // README: begin logging
+            let logger = Logger(subsystem: "com.example.app", category: "sync")
+            logger.info("fetched \(count) items for \(userID)")  // fetched 3 items for <private>
+            logger.debug("token \(token, privacy: .private(mask: .hash))")  // token <mask.hash: '…'>
+            logger.notice("host \(host, privacy: .public) took \(ms, format: .fixed(precision: 1)) ms")
+            // README: end logging
+            let lines = sink.messages(subsystem: "com.example.app")
+            #expect(lines.first == "fetched 3 items for <private>")
+            #expect(lines.dropFirst().first?.hasPrefix("token <mask.hash: '") == true)
+            #expect(lines.last == "host api.example.com took 12.5 ms")
+        }
+    }
 }
 
 /// The README's Client example, compiled verbatim; `clientExampleRuns` executes the same calls from memory.
@@ -145,13 +197,14 @@ func readmeClientExample() async throws {
 struct READMEClientExampleTests {
     @Test("the README's calls work over an in-memory transport")
     func clientExampleRuns() async throws {
-        let body = Data(#"{"items":[{"full_name":"apple/swift-nio"}]}"#.utf8)
+        let body = Data(#"{"items":[{"full_name":"apple/swift-nio","stargazers_count":8000}]}"#.utf8)
         let client = Client<GitHub>(transport: MemoryTransport(body: body))
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         let repositories = try await client.request(
             .search(query: "swift nio", page: 1), as: [Repository].self, atKeyPath: "items", using: decoder)
         #expect(repositories.map(\.fullName) == ["apple/swift-nio"])
+        #expect(repositories.map(\.stargazersCount) == [8000])
         let missing = Client<GitHub>(transport: MemoryTransport(status: 404))
         do {
             _ = try await missing.request(.userProfile("no-such-user"))
