@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(FoundationNetworking)
     import Foundation
     import FoundationNetworking
@@ -6,16 +8,28 @@
 #endif
 
 /// The delegate queue of `URLSessionTransport`'s session: every delegate callback runs in order on one serial
-/// dispatch queue.
+/// dispatch queue, and a producer that runs ahead of the callbacks is made to wait.
 ///
-/// FoundationNetworking delivers each callback (response, every body chunk, completion) with
-/// `delegateQueue.addOperation { ... }`. A plain `OperationQueue` wraps each closure in a `BlockOperation` and runs it
-/// through its own scheduling, which on Linux costs more than the callback itself; a delegate-based task makes three
-/// or more such calls where `data(for:)` makes one. Overriding the closure form keeps the same guarantee, one
-/// callback at a time in submission order, at the price of a dispatch.
+/// - Cost. FoundationNetworking delivers each callback (response, every body chunk, completion) with
+///   `delegateQueue.addOperation { ... }`. A plain `OperationQueue` wraps each closure in a `BlockOperation` and runs
+///   it through its own scheduling, which on Linux costs more than the callback itself; a delegate-based task makes
+///   three or more such calls where `data(for:)` makes one. Overriding the closure form keeps the same guarantee,
+///   one callback at a time in submission order, at the price of a dispatch.
+/// - Backpressure. `addOperation` is called on the session's work queue, the thread that reads the sockets.
+///   `URLSessionTask.suspend()` crashes on Linux, so a transfer cannot be paused, and chunks that arrive faster than
+///   the callbacks consume them pile up in memory. When more than `highWater` callbacks are waiting, the producer
+///   waits here until they drop below `lowWater`; libcurl stops reading meanwhile and TCP slows the sender down.
+///   The wait is capped (`maximumWait`), and no delegate callback of NAL's blocks on the work queue, so this cannot
+///   deadlock.
 final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
-    // @unchecked: the only state is an immutable serial dispatch queue, which is thread-safe.
+    // @unchecked: the state is an immutable serial dispatch queue and an atomic counter, both thread-safe.
     private let queue = DispatchQueue(label: "dev.nal.transport.delegate")
+    private let waiting = Atomic<Int>(0)
+
+    /// Callbacks waiting past which the producer is held back: about 8 MiB of 16 KiB chunks.
+    static let highWater = 512
+    static let lowWater = 128
+    static let maximumWait: Duration = .milliseconds(250)
 
     override init() {
         super.init()
@@ -23,6 +37,19 @@ final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
     }
 
     override func addOperation(_ block: @escaping @Sendable () -> Void) {
-        queue.async(execute: block)
+        if waiting.load(ordering: .relaxed) >= Self.highWater { holdBack() }
+        waiting.add(1, ordering: .relaxed)
+        queue.async {
+            block()
+            self.waiting.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    private func holdBack() {
+        let clock = ContinuousClock()
+        let giveUp = clock.now + Self.maximumWait
+        while waiting.load(ordering: .relaxed) > Self.lowWater, clock.now < giveUp {
+            usleep(500)
+        }
     }
 }

@@ -39,6 +39,8 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
     /// Whether the timer is ticking; changed only under the `states` lock.
     private let ticking = Locked(false)
     static let tick = DispatchTimeInterval.milliseconds(5)
+    /// Past this many bytes, a body is reserved its final capacity.
+    static let largeBody = 1 << 20
 
     override init() {
         let check = Locked<(@Sendable () -> Void)?>(nil)
@@ -136,8 +138,13 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
                 states.values[index].body = data
                 return nil
             }
-            guard states.values[index].body.count + data.count <= limit else {
-                return (limit, states.values[index].url)
+            let size = states.values[index].body.count + data.count
+            guard size <= limit else { return (limit, states.values[index].url) }
+            if size > Self.largeBody, states.values[index].body.count <= Self.largeBody {
+                // A large body gets its final capacity once: growing by doubling would briefly hold the old and
+                // the new buffer, up to 1.5 times the limit. Capacity that is never written is never resident.
+                let announced = dataTask.response?.expectedContentLength ?? -1
+                states.values[index].body.reserveCapacity(announced > 0 ? min(Int(announced), limit) : limit)
             }
             states.values[index].body.append(data)
             return nil
@@ -176,7 +183,9 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
         if let response = challenge.failureResponse as? HTTPURLResponse {
             states.withLock { $0[task.taskIdentifier]?.challengeResponse = response }
         }
-        completionHandler(.rejectProtectionSpace, nil)
+        // Declining makes Foundation call `task.cancel()`, which waits for the session's work queue; a delegate
+        // callback must never wait for it (see `SerialDelegateQueue`).
+        DispatchQueue.global().async { completionHandler(.rejectProtectionSpace, nil) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
