@@ -152,6 +152,52 @@ struct ClientTests {
         }
     }
 
+    @Test("the idle timeout reaches any transport in the request: the call's wins over the endpoint's")
+    func idleTimeoutTravelsInTheRequest() async throws {
+        let transport = MemoryTransport()
+        let client = Client<TestEndpoint>(transport: transport)
+        _ = try await client.request(TestEndpoint(path: "a", timeout: 7))
+        _ = try await client.request(TestEndpoint(path: "b", timeout: 7), options: RequestOptions(timeout: 0.25))
+        #expect(transport.requests.map(\.timeoutInterval) == [7, 0.25])
+    }
+
+    @Test("the total timeout ends a call that a transport keeps waiting, and the deadline reaches the transport")
+    func totalTimeoutWrapsTheTransport() async throws {
+        let client = Client<TestEndpoint>(transport: MemoryTransport(delay: .seconds(30)))
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            _ = try await client.request(TestEndpoint(totalTimeout: 0.2))
+            Issue.record("the call outlived its total timeout")
+        } catch {
+            guard case .timedOut(let failure) = error else {
+                Issue.record("expected timedOut, got \(error)")
+                return
+            }
+            #expect(failure.limit == .total)
+            #expect(failure.seconds == 0.2)
+        }
+        #expect(clock.now - start < .seconds(2))
+    }
+
+    @Test("response headers: built once, case-insensitive lookup, equality independent of order and name case")
+    func responseHeaders() throws {
+        let url = try #require(URL(string: "https://api.example.com/x"))
+        let request = URLRequest(url: url)
+        let http = try #require(
+            HTTPURLResponse(
+                url: url, statusCode: 200, httpVersion: "HTTP/1.1",
+                headerFields: ["X-B": "2", "X-A": "1", "Content-Type": "text/plain"]))
+        let response = Response(
+            request: request, httpResponse: http, data: Data(), timing: ResponseTiming(start: Date(), duration: .zero))
+        #expect(response.headers.fields.map(\.name) == ["Content-Type", "X-A", "X-B"])
+        #expect(response.headers["x-a"] == "1")
+        #expect(response.headers == response.headers)
+        #expect(HTTPHeaders([("A", "1"), ("B", "2")]) == HTTPHeaders([("b", "2"), ("a", "1")]))
+        #expect(HTTPHeaders([("A", "1"), ("B", "2")]) != HTTPHeaders([("A", "2"), ("B", "1")]))
+        #expect(HTTPHeaders([("A", "1")]) != HTTPHeaders([("A", "1"), ("A", "1")]))
+    }
+
     @Test("one call evaluates the endpoint's requestType once")
     func requestTypeEvaluatedOnce() async throws {
         struct Counting: RemoteService {
