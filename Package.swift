@@ -27,18 +27,23 @@ let package = Package(
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         .executableTarget(
             name: "nal-bench",
-            dependencies: ["NALCore", "NALLogging", "CMallocCounter"],
+            dependencies: ["NALCore", "NALLogging", "NALMiddleware", "CMallocCounter"],
             path: "Benchmarks/nal-bench",
             swiftSettings: strictSettings
         ),
         // Helpers shared by the test targets, which all run in one process.
-        .target(name: "NALTestSupport", dependencies: ["NALLogging"], path: "Tests/NALTestSupport", swiftSettings: strictSettings),
+        .target(
+            name: "NALTestSupport", dependencies: ["NALCore", "NALLogging"], path: "Tests/NALTestSupport",
+            swiftSettings: strictSettings),
         .testTarget(
             name: "NALLoggingTests", dependencies: ["NALLogging", "NALTestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "NALCoreTests", dependencies: ["NALCore", "NALLogging", "NALTestSupport"],
             swiftSettings: strictSettings),
         // Both executables run as processes in these tests, so a filtered build must rebuild both.
+        .testTarget(
+            name: "NALMiddlewareTests", dependencies: ["NALMiddleware", "NALCore", "NALLogging", "NALTestSupport"],
+            swiftSettings: strictSettings),
         .testTarget(name: "NALCLITests", dependencies: ["nal-cli", "nal-bench"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -17,6 +17,9 @@ these paths (query parameters in brackets):
   /truncated-gzip           a 12,000-byte gzip body cut to its first 6 bytes, Content-Length 6
   /chunked                  [total=N] [chunk=65536]: N bytes, chunked, as fast as the socket takes them
   /gzip-bomb                [total=N]: N zero bytes gzip-compressed (about N/1000 on the wire), chunked
+  /flaky                    [key=K] [failures=2] [status=503] [retry_after=S]: the first `failures` requests with this
+                            key get `status` (with Retry-After if given), later ones 200 "ok after N"
+  /protected                [token=T]: 401 with WWW-Authenticate unless Authorization is "Bearer T", else 200
   /_journal                 GET: the requests parsed so far as JSON; DELETE: forget them
 
 The port is printed on stdout as `port <n>` once the server listens. Stop it with SIGTERM or SIGINT.
@@ -37,6 +40,8 @@ from urllib.parse import parse_qs, urlsplit
 JOURNAL = []
 JOURNAL_LOCK = threading.Lock()
 BOMB_CACHE = {}
+FLAKY = {}
+FLAKY_LOCK = threading.Lock()
 BOMB_LOCK = threading.Lock()
 
 
@@ -198,6 +203,21 @@ def handle(sock, request):
     elif path == "/redirect":
         status = request.int_arg("status", 302)
         respond(sock, status, b"redirecting", headers=[("Location", request.arg("location", "/echo"))])
+    elif path == "/flaky":
+        key = request.arg("key", "")
+        with FLAKY_LOCK:
+            FLAKY[key] = FLAKY.get(key, 0) + 1
+            seen = FLAKY[key]
+        if seen <= request.int_arg("failures", 2):
+            extra = [("Retry-After", request.arg("retry_after"))] if request.arg("retry_after") else []
+            respond(sock, request.int_arg("status", 503), b"try again", headers=extra)
+        else:
+            respond(sock, 200, b"ok after %d" % (seen - 1))
+    elif path == "/protected":
+        if request.header("Authorization") == "Bearer " + request.arg("token", ""):
+            respond(sock, 200, b"authorized")
+        else:
+            respond(sock, 401, b"", headers=[("WWW-Authenticate", 'Bearer realm="nal"')])
     elif path == "/loop":
         respond(sock, 302, b"", headers=[("Location", request.target)])
     elif path == "/delay":

@@ -2,7 +2,8 @@ import Foundation
 
 enum BenchMain {
     /// Every scenario and reference; a module adds its own list here.
-    static let allScenarios = Benchmark.prepareScenarios + Benchmark.logScenarios + Benchmark.clientScenarios
+    static let allScenarios =
+        Benchmark.prepareScenarios + Benchmark.logScenarios + Benchmark.clientScenarios + Benchmark.middlewareScenarios
 
     static func run(_ options: BenchOptions) async -> Int32 {
         BenchLogging.setUp()

@@ -24,6 +24,12 @@ extension NALError: CustomStringConvertible {
             Self.describe(failure)
         case .hookFailed(let underlying):
             "A request hook failed: \(DisplayText.capped("\(underlying)"))."
+        case .middlewareFailed(let middleware, let underlying):
+            "The middleware \(middleware) failed: \(DisplayText.capped("\(underlying)"))."
+        case .tokenRefreshFailed(let underlying, let response):
+            "Refreshing the access token failed: \(DisplayText.capped("\(underlying)"))"
+                + (response.map { "; the request to \(DisplayText.url($0.request.url)) had answered \($0.statusCode)" }
+                    ?? "") + ". Check the refresh endpoint and the stored refresh credentials."
         case .responseTooLarge(let limit, let url):
             "The response from \(DisplayText.url(url)) exceeded the in-memory limit of \(limit) bytes; raise "
                 + "maximumResponseSize or download to a file."

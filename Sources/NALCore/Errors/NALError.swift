@@ -23,12 +23,18 @@ public enum NALError: Error, Sendable {
     case responseTooLarge(limit: Int, url: URL?)
     /// A client hook (such as `willSend`) threw an error that is not an `NALError`.
     case hookFailed(any Error)
+    /// A middleware threw an error that is not an `NALError`. `middleware` names its type.
+    case middlewareFailed(middleware: String, underlying: any Error)
+    /// Refreshing an access token failed. `response` is the response that asked for the refresh (such as a 401),
+    /// or `nil` for a request that was waiting for the refresh before it was sent.
+    case tokenRefreshFailed(underlying: any Error, response: Response?)
 
     /// The response, wherever there is one.
     public var response: Response? {
         switch self {
         case .unacceptableStatusCode(let response): response
         case .decoding(let failure): failure.response
+        case .tokenRefreshFailed(_, let response): response
         default: nil
         }
     }

@@ -26,16 +26,25 @@ public struct TransportContext: Sendable {
     /// When the whole call must have ended (its total timeout), or `nil` when it has no total limit. The Client
     /// enforces it around the whole chain; middleware that waits (a retry's backoff) should not wait past it.
     public let deadline: ContinuousClock.Instant?
+    /// Which attempt this is: 1 for the first, 2 for the first retry. Set by retrying middleware, so that inner
+    /// middleware, transports and logs can tell a retry from a first attempt.
+    public let attempt: Int
 
     /// Creates a context.
     public init(
         endpoint: any RemoteService, kind: RequestKind = .data, options: RequestOptions = RequestOptions(),
-        deadline: ContinuousClock.Instant? = nil
+        deadline: ContinuousClock.Instant? = nil, attempt: Int = 1
     ) {
         self.endpoint = endpoint
         self.kind = kind
         self.options = options
         self.deadline = deadline
+        self.attempt = attempt
+    }
+
+    /// This context for another attempt of the same call.
+    public func forAttempt(_ attempt: Int) -> TransportContext {
+        TransportContext(endpoint: endpoint, kind: kind, options: options, deadline: deadline, attempt: attempt)
     }
 }
 

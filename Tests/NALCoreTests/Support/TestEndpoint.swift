@@ -1,22 +1,10 @@
 import Foundation
 import NALCore
+@_exported import NALTestSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-
-/// An endpoint whose every part a test can set.
-struct TestEndpoint: RemoteService {
-    var baseURL = URL(string: "https://api.example.com/v1")!
-    var path = ""
-    var method = HTTPMethod.get
-    var requestType = RequestType.plain
-    var headers: [String: String]? = nil
-    var validation = RequestValidation.successCodes
-    var timeout: TimeInterval? = nil
-    var totalTimeout: TimeInterval? = nil
-    var cachePolicy: URLRequest.CachePolicy? = nil
-}
 
 /// The reference workload from the Core issue.
 let referenceParameters: Parameters = [

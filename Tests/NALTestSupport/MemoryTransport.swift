@@ -1,27 +1,27 @@
-import Foundation
-import NALCore
+public import Foundation
+public import NALCore
 import NALLogging
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+    public import FoundationNetworking
 #endif
 
 /// Answers every request from memory with a fixed status and body, and records what it was sent.
-final class MemoryTransport: Transport {
-    let status: Int
-    let body: Data
-    let delay: Duration?
+public final class MemoryTransport: Transport {
+    public let status: Int
+    public let body: Data
+    public let delay: Duration?
     private let sent = Locked<[URLRequest]>([])
 
-    init(status: Int = 200, body: Data = Data(), delay: Duration? = nil) {
+    public init(status: Int = 200, body: Data = Data(), delay: Duration? = nil) {
         self.status = status
         self.body = body
         self.delay = delay
     }
 
-    var requests: [URLRequest] { sent.withLock { $0 } }
+    public var requests: [URLRequest] { sent.withLock { $0 } }
 
-    func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
+    public func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
         sent.withLock { $0.append(request) }
         if let delay {
             do { try await Task.sleep(for: delay) } catch { throw .cancelled }
@@ -30,7 +30,9 @@ final class MemoryTransport: Transport {
     }
 
     /// A JSON response to `request`, as a server would send it instantly.
-    static func response(to request: URLRequest, status: Int = 200, body: Data = Data()) throws(NALError) -> Response {
+    public static func response(
+        to request: URLRequest, status: Int = 200, body: Data = Data()
+    ) throws(NALError) -> Response {
         guard let url = request.url,
             let http = HTTPURLResponse(
                 url: url, statusCode: status, httpVersion: "HTTP/1.1",

@@ -1,0 +1,39 @@
+import Foundation
+import NALCore
+import NALMiddleware
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Does nothing but pass the request on: the cost of one layer.
+struct PassThrough: Middleware {
+    func intercept(
+        _ request: URLRequest, context: TransportContext,
+        next: @Sendable (URLRequest, TransportContext) async throws -> Response
+    ) async throws -> Response {
+        try await next(request, context)
+    }
+}
+
+enum MiddlewareBench {
+    static let none = Client<UserAPI>(transport: InstantTransport())
+    static let five = Client<UserAPI>(
+        middleware: Array(repeating: PassThrough(), count: 5), transport: InstantTransport())
+    /// Logging is off for `dev.nal` in the benchmark's configuration.
+    static let logging = Client<UserAPI>(middleware: [LoggingMiddleware()], transport: InstantTransport())
+}
+
+extension Benchmark {
+    static let middlewareScenarios: [Benchmark] = [
+        Benchmark("middleware.chain", comparedWith: ["reference.middleware.none"]) { n in
+            for _ in 0..<n { blackHole(try await MiddlewareBench.five.request(.user("octocat"))) }
+        },
+        .reference("reference.middleware.none") { n in
+            for _ in 0..<n { blackHole(try await MiddlewareBench.none.request(.user("octocat"))) }
+        },
+        Benchmark("middleware.logging.disabled", comparedWith: ["reference.middleware.none"]) { n in
+            for _ in 0..<n { blackHole(try await MiddlewareBench.logging.request(.user("octocat"))) }
+        },
+    ]
+}

@@ -1,0 +1,97 @@
+public import NALCore
+import NALLogging
+
+#if canImport(FoundationNetworking)
+    public import FoundationNetworking
+#else
+    public import Foundation
+#endif
+
+/// Adds an access token to the requests of endpoints that conform to `AccessTokenAuthorizable`, and refreshes it,
+/// once, when a response says it has expired.
+///
+/// ```swift
+/// let tokens = TokenStore()
+/// let auth = AccessTokenMiddleware(
+///     token: { _ in try await tokens.current() },
+///     refresh: { try await tokens.refresh() })
+/// let client = Client<GitHub>(middleware: [auth])
+/// ```
+///
+/// The header is `Authorization: <Basic|Bearer|scheme> <token>`. Endpoints that do not conform, or whose type is
+/// `.none`, pass through unchanged.
+///
+/// When `needsRefresh` accepts a response (a 401 by default) and a `refresh` is given, the refresh is single-flight:
+/// - exactly one `refresh()` runs at a time; requests that fail meanwhile, and requests that start meanwhile, wait
+///   for it;
+/// - a request whose token was already replaced by a finished refresh replays without refreshing again;
+/// - each failed request is replayed once, with a token fetched again from `token`; a replay that still needs a
+///   refresh returns its response as it is, so there are no loops;
+/// - a refresh that fails fails every request waiting for it with `NALError.tokenRefreshFailed`, which keeps the
+///   response that asked for the refresh.
+public final class AccessTokenMiddleware: Middleware {
+    /// Returns the token to send for an endpoint.
+    public typealias TokenProvider = @Sendable (any RemoteService) async throws -> String
+
+    private let token: TokenProvider
+    private let refresher: TokenRefresher?
+    private let needsRefresh: @Sendable (Response) -> Bool
+
+    /// Creates the middleware.
+    ///
+    /// - Parameters:
+    ///   - token: the current token for an endpoint; called again after every refresh.
+    ///   - refresh: renews the token, for example with a refresh token; `nil` never refreshes.
+    ///   - needsRefresh: whether a response means the token has expired; by default a 401.
+    public init(
+        token: @escaping TokenProvider,
+        refresh: (@Sendable () async throws -> Void)? = nil,
+        needsRefresh: @escaping @Sendable (Response) -> Bool = { $0.statusCode == 401 }
+    ) {
+        self.token = token
+        refresher = refresh.map(TokenRefresher.init(refresh:))
+        self.needsRefresh = needsRefresh
+    }
+
+    /// Adds the token, sends the request, and refreshes and replays it once when the response asks for it.
+    public func intercept(
+        _ request: URLRequest, context: TransportContext,
+        next: @Sendable (URLRequest, TransportContext) async throws -> Response
+    ) async throws -> Response {
+        guard let scheme = (context.endpoint as? any AccessTokenAuthorizable)?.accessTokenType.scheme else {
+            MiddlewareLog.middleware.debug(
+                "no access token for \(String(describing: type(of: context.endpoint)), privacy: .public)")
+            return try await next(request, context)
+        }
+        let generation: UInt64
+        do {
+            generation = try await refresher?.currentGeneration() ?? 0
+        } catch {
+            throw NALError.tokenRefreshFailed(underlying: error, response: nil)
+        }
+        let response = try await next(try await authorized(request, scheme: scheme, context: context), context)
+        guard let refresher, needsRefresh(response) else { return response }
+        do {
+            try await refresher.refresh(replacing: generation)
+        } catch {
+            throw NALError.tokenRefreshFailed(underlying: error, response: response)
+        }
+        let replay = try await next(try await authorized(request, scheme: scheme, context: context), context)
+        if needsRefresh(replay) {
+            MiddlewareLog.middleware.error(
+                "\(replay.statusCode) again after the access token was refreshed; returning it without another refresh")
+        }
+        return replay
+    }
+
+    private func authorized(
+        _ request: URLRequest, scheme: String, context: TransportContext
+    ) async throws
+        -> URLRequest
+    {
+        let current = try await token(context.endpoint)
+        var request = request
+        try request.setValidatedHeader(scheme.isEmpty ? current : "\(scheme) \(current)", forName: "Authorization")
+        return request
+    }
+}

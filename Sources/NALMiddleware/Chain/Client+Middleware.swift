@@ -1,0 +1,19 @@
+public import NALCore
+
+extension Client {
+    /// Creates a client whose requests run through `middleware` (outermost first) before `transport`.
+    ///
+    /// The same parameters and defaults as `Client(transport:endpointMapping:willSend:deduplicatesRequests:)`; the
+    /// transport it keeps is a `MiddlewareChain`.
+    public convenience init(
+        middleware: [any Middleware],
+        transport: any Transport = URLSessionTransport(),
+        endpointMapping: EndpointMapping? = nil,
+        willSend: RequestHook? = nil,
+        deduplicatesRequests: Bool = false
+    ) {
+        self.init(
+            transport: MiddlewareChain(middleware, transport: transport), endpointMapping: endpointMapping,
+            willSend: willSend, deduplicatesRequests: deduplicatesRequests)
+    }
+}

@@ -1,0 +1,135 @@
+public import NALCore
+public import NALLogging
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    public import FoundationNetworking
+#else
+    public import Foundation
+#endif
+
+/// Logs every request and response through NALLogging: subsystem `dev.nal`, categories `request` and `response`.
+///
+/// Secrets are redacted by the rules of `SensitiveData.current`, as in `curlCommand()`: URL passwords, sensitive
+/// headers, query values, form fields and JSON fields. When `level` is disabled for both categories, a request
+/// costs one atomic load per category and no allocation.
+public struct LoggingMiddleware: Middleware {
+    /// What each entry shows besides the method, URL and status.
+    public struct Options: OptionSet, Sendable {
+        /// The option bits.
+        public let rawValue: Int
+        /// Creates options from their bits.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// Request and response headers.
+        public static let headers = Options(rawValue: 1 << 0)
+        /// Request and response bodies, up to `maximumBodyBytes`.
+        public static let bodies = Options(rawValue: 1 << 1)
+        /// The request as a `curl` command.
+        public static let curl = Options(rawValue: 1 << 2)
+        /// How long the response took.
+        public static let timing = Options(rawValue: 1 << 3)
+    }
+
+    /// What each entry shows.
+    public var options: Options
+    /// The most body bytes shown.
+    public var maximumBodyBytes: Int
+    /// The level entries are written at.
+    public var level: LogLevel
+
+    /// Creates the middleware; by default headers and timing, at `info`.
+    public init(options: Options = [.headers, .timing], maximumBodyBytes: Int = 1024, level: LogLevel = .info) {
+        self.options = options
+        self.maximumBodyBytes = maximumBodyBytes
+        self.level = level
+    }
+
+    /// Logs the request, runs it, and logs the response or the error.
+    public func intercept(
+        _ request: URLRequest, context: TransportContext,
+        next: @Sendable (URLRequest, TransportContext) async throws -> Response
+    ) async throws -> Response {
+        let logsRequest = MiddlewareLog.request.isEnabled(level)
+        let logsResponse = MiddlewareLog.response.isEnabled(level)
+        guard logsRequest || logsResponse else { return try await next(request, context) }
+        let sensitive = SensitiveData.current
+        if logsRequest { MiddlewareLog.request.log(level: level, describe(request, context: context, sensitive)) }
+        let start = ContinuousClock.now
+        do {
+            let response = try await next(request, context)
+            if logsResponse {
+                MiddlewareLog.response.log(
+                    level: level, describe(response, took: ContinuousClock.now - start, sensitive))
+            }
+            return response
+        } catch {
+            if logsResponse {
+                MiddlewareLog.response.log(
+                    level: level,
+                    "\(request.httpMethod ?? "GET", privacy: .public) \(Self.url(request.url, sensitive), privacy: .public) failed: \(error, privacy: .public)"
+                )
+            }
+            throw error
+        }
+    }
+
+    private func describe(_ request: URLRequest, context: TransportContext, _ sensitive: SensitiveData) -> LogMessage {
+        var text = "→ \(request.httpMethod ?? "GET") \(Self.url(request.url, sensitive))"
+        if context.attempt > 1 { text += " (attempt \(context.attempt))" }
+        if options.contains(.headers) { text += Self.headers(request.allHTTPHeaderFields ?? [:], sensitive) }
+        if options.contains(.bodies), let data = request.httpBody {
+            text += "\n" + body(data, type: request.value(forHTTPHeaderField: "Content-Type"), sensitive)
+        }
+        if options.contains(.curl) { text += "\n" + request.curlCommand() }
+        return "\(text, privacy: .public)"
+    }
+
+    private func describe(_ response: Response, took duration: Duration, _ sensitive: SensitiveData) -> LogMessage {
+        var text = "← \(response.statusCode) \(response.request.httpMethod ?? "GET") "
+        text += "\(Self.url(response.request.url, sensitive)), \(response.data.count) bytes"
+        if options.contains(.timing) {
+            text +=
+                " in \(String(format: "%.1f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000)) ms"
+        }
+        if options.contains(.headers) {
+            text += Self.headers(
+                Dictionary(response.headers.map { ($0.name, $0.value) }) { first, _ in first }, sensitive)
+        }
+        if options.contains(.bodies) {
+            text += "\n" + body(response.data, type: response.headers["Content-Type"], sensitive)
+        }
+        return "\(text, privacy: .public)"
+    }
+
+    private static func url(_ url: URL?, _ sensitive: SensitiveData) -> String {
+        sensitive.redacting(url: url?.absoluteString ?? "")
+    }
+
+    private static func headers(_ fields: [String: String], _ sensitive: SensitiveData) -> String {
+        fields.sorted { $0.key.lowercased() < $1.key.lowercased() }
+            .map { "\n  \($0.key): \(sensitive.displayValue($0.value, forHeader: $0.key))" }.joined()
+    }
+
+    /// A body as text, redacted when it is JSON or a form, cut to `maximumBodyBytes`.
+    private func body(_ data: Data, type: String?, _ sensitive: SensitiveData) -> String {
+        guard !data.isEmpty else { return "  (no body)" }
+        let lowered = type?.lowercased() ?? ""
+        var text: String
+        if lowered.contains("json") {
+            guard let redacted = sensitive.redacting(json: data) else {
+                return "  (\(data.count) bytes of JSON that does not parse)"
+            }
+            text = redacted
+        } else if let string = String(data: data, encoding: .utf8) {
+            text =
+                lowered.hasPrefix("application/x-www-form-urlencoded")
+                ? sensitive.redacting(formFields: string) : string
+        } else {
+            return "  (\(data.count) bytes of binary data)"
+        }
+        if text.utf8.count > maximumBodyBytes {
+            text = String(decoding: text.utf8.prefix(maximumBodyBytes), as: UTF8.self) + "… (\(data.count) bytes)"
+        }
+        return "  " + text
+    }
+}

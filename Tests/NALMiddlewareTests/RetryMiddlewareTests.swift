@@ -1,0 +1,185 @@
+import Foundation
+import NALCore
+import NALLogging
+import NALMiddleware
+import NALTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("RetryMiddleware")
+struct RetryMiddlewareTests {
+    static let fast = RetryMiddleware(baseDelay: .milliseconds(1), maximumDelay: .milliseconds(5))
+
+    /// Records the attempt number every request reaches it with.
+    struct Attempts: Middleware {
+        let seen = Locked<[Int]>([])
+        func intercept(
+            _ request: URLRequest, context: TransportContext,
+            next: @Sendable (URLRequest, TransportContext) async throws -> Response
+        ) async throws -> Response {
+            seen.withLock { $0.append(context.attempt) }
+            return try await next(request, context)
+        }
+    }
+
+    @Test("a GET that gets 503, 503, 200 succeeds after three attempts; inner middleware sees attempts 1, 2, 3")
+    func retriesToSuccess() async throws {
+        let transport = ScriptedTransport([503, 503, 200])
+        let attempts = Attempts()
+        let response = try await Client<TestEndpoint>(middleware: [Self.fast, attempts], transport: transport)
+            .request(TestEndpoint())
+        #expect(response.statusCode == 200)
+        #expect(transport.requests.count == 3)
+        #expect(attempts.seen.withLock { $0 } == [1, 2, 3])
+    }
+
+    @Test("after maxAttempts the last response is returned, and validation rejects it")
+    func givesUp() async throws {
+        let transport = ScriptedTransport([503])
+        do {
+            _ = try await Client<TestEndpoint>(middleware: [Self.fast], transport: transport).request(TestEndpoint())
+            Issue.record("a 503 passed")
+        } catch {
+            #expect(error.response?.statusCode == 503)
+        }
+        #expect(transport.requests.count == 3)
+    }
+
+    @Test("a POST is not retried by default; it is when POST is added")
+    func postNotRetried() async throws {
+        let transport = ScriptedTransport([503, 200])
+        let post = TestEndpoint(method: .post)
+        await #expect(throws: NALError.self) {
+            try await Client<TestEndpoint>(middleware: [Self.fast], transport: transport).request(post)
+        }
+        #expect(transport.requests.count == 1)
+        var retryingPosts = Self.fast
+        retryingPosts.retryableMethods.insert(.post)
+        let second = ScriptedTransport([503, 200])
+        _ = try await Client<TestEndpoint>(middleware: [retryingPosts], transport: second).request(post)
+        #expect(second.requests.count == 2)
+    }
+
+    @Test("statuses and errors that are not retryable are returned at once")
+    func notRetryable() async throws {
+        let transport = ScriptedTransport([404])
+        await #expect(throws: NALError.self) {
+            try await Client<TestEndpoint>(middleware: [Self.fast], transport: transport).request(TestEndpoint())
+        }
+        #expect(transport.requests.count == 1)
+        #expect(Self.fast.retryReason(.failure(.invalidRequest(.missingURL))) == nil)
+        #expect(Self.fast.retryReason(.failure(.transport(URLError(.networkConnectionLost)))) != nil)
+        #expect(Self.fast.retryReason(.failure(.transport(URLError(.badURL)))) == nil)
+        #expect(
+            Self.fast.retryReason(.failure(.timedOut(TimeoutFailure(limit: .idle, seconds: 1, url: nil)))) != nil)
+        #expect(
+            Self.fast.retryReason(.failure(.timedOut(TimeoutFailure(limit: .total, seconds: 1, url: nil)))) == nil)
+    }
+
+    @Test("Retry-After: 1 waits about a second")
+    func retryAfterSeconds() async throws {
+        let transport = ScriptedTransport([503, 200], headers: ["Retry-After": "1"])
+        let clock = ContinuousClock()
+        let start = clock.now
+        _ = try await Client<TestEndpoint>(middleware: [Self.fast], transport: transport).request(TestEndpoint())
+        let elapsed = clock.now - start
+        #expect(elapsed >= .milliseconds(950) && elapsed < .milliseconds(1600), "took \(elapsed)")
+    }
+
+    @Test("Retry-After is capped, and a wait that would pass the total timeout is not started")
+    func retryAfterCapAndDeadline() async throws {
+        var capped = Self.fast
+        capped.maximumRetryAfter = .milliseconds(200)
+        let transport = ScriptedTransport([503, 200], headers: ["Retry-After": "3600"])
+        let clock = ContinuousClock()
+        let start = clock.now
+        _ = try await Client<TestEndpoint>(middleware: [capped], transport: transport).request(TestEndpoint())
+        #expect(clock.now - start < .seconds(1))
+
+        let withinDeadline = ScriptedTransport([503, 200], headers: ["Retry-After": "5"])
+        do {
+            _ = try await Client<TestEndpoint>(middleware: [Self.fast], transport: withinDeadline).request(
+                TestEndpoint(totalTimeout: 2))
+            Issue.record("the 503 passed")
+        } catch {
+            #expect(error.response?.statusCode == 503, "the last response, not a timeout: \(error)")
+        }
+        #expect(withinDeadline.requests.count == 1)
+    }
+
+    @Test("cancelling during the backoff ends the call within 50 ms")
+    func cancelDuringBackoff() async throws {
+        let transport = ScriptedTransport([503], headers: ["Retry-After": "30"])
+        let client = Client<TestEndpoint>(middleware: [Self.fast], transport: transport)
+        let clock = ContinuousClock()
+        let task = Task { () async -> (NALError?, ContinuousClock.Instant) in
+            do throws(NALError) {
+                _ = try await client.request(TestEndpoint())
+                return (nil, clock.now)
+            } catch {
+                return (error, clock.now)
+            }
+        }
+        while transport.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(50))
+        let cancelledAt = clock.now
+        task.cancel()
+        let (error, endedAt) = await task.value
+        guard case .cancelled? = error else {
+            Issue.record("expected cancelled, got \(String(describing: error))")
+            return
+        }
+        #expect(endedAt - cancelledAt < .milliseconds(50), "took \(endedAt - cancelledAt)")
+    }
+
+    @Test("full jitter stays between 0 and the exponential step, capped")
+    func jitter() {
+        let retry = RetryMiddleware(baseDelay: .milliseconds(100), maximumDelay: .milliseconds(350))
+        for _ in 0..<200 {
+            #expect(retry.backoff(before: 2) <= .milliseconds(100))
+            #expect(retry.backoff(before: 3) <= .milliseconds(200))
+            #expect(retry.backoff(before: 5) <= .milliseconds(350))
+        }
+        let samples = (0..<200).map { _ in retry.backoff(before: 3) }
+        #expect(Set(samples).count > 100, "delays are random")
+    }
+
+    @Test("HTTP dates in Retry-After: IMF-fixdate, RFC 850 and asctime; nonsense is ignored")
+    func httpDates() throws {
+        let expected = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
+        #expect(RetryMiddleware.httpDate("Sun, 06 Nov 1994 08:49:37 GMT") == expected)
+        #expect(RetryMiddleware.httpDate("Sunday, 06-Nov-94 08:49:37 GMT") == expected)
+        #expect(RetryMiddleware.httpDate("Sun Nov  6 08:49:37 1994") == expected)
+        #expect(RetryMiddleware.httpDate("soon") == nil)
+        #expect(RetryMiddleware.httpDate("Sun, 32 Nov 1994 08:49:37 GMT") == nil)
+    }
+
+    @Test("fault server: 503, 503, 200 over the wire in three attempts", .enabled(if: FaultServer.url != nil))
+    func overTheWire() async throws {
+        let url = try #require(FaultServer.url)
+        let key = UUID().uuidString
+        let endpoint = TestEndpoint(
+            baseURL: url, path: "flaky",
+            requestType: .parameters(["key": .string(key), "failures": 2], encoding: URLEncoding.queryString))
+        let response = try await Client<TestEndpoint>(middleware: [Self.fast]).request(endpoint)
+        #expect(response.string() == "ok after 2")
+        #expect(try await FaultServer.journal(probe: key).count == 3)
+    }
+
+    @Test("httpbin: /status/503 is tried three times, then returned", .enabled(if: HTTPBin.url != nil))
+    func againstHTTPBin() async throws {
+        let url = try #require(HTTPBin.url)
+        let attempts = Attempts()
+        do {
+            _ = try await Client<TestEndpoint>(middleware: [Self.fast, attempts]).request(
+                TestEndpoint(baseURL: url, path: "status/503"))
+            Issue.record("a 503 passed")
+        } catch {
+            #expect(error.response?.statusCode == 503)
+        }
+        #expect(attempts.seen.withLock { $0 } == [1, 2, 3])
+    }
+}

@@ -1,0 +1,98 @@
+public import Foundation
+public import NALCore
+public import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The local httpbin that `scripts/test.sh` starts and announces in `NAL_HTTPBIN_URL`.
+public enum HTTPBin {
+    public static let url: URL? = ProcessInfo.processInfo.environment["NAL_HTTPBIN_URL"].flatMap(URL.init(string:))
+
+    public static var isCI: Bool {
+        let value = ProcessInfo.processInfo.environment["CI"]?.lowercased()
+        return value == "true" || value == "1"
+    }
+
+    public static let skipReason: Comment = "NAL_HTTPBIN_URL is not set: run scripts/test.sh to start httpbin"
+
+    /// An endpoint on httpbin.
+    public static func endpoint(
+        _ path: String, method: HTTPMethod = .get, requestType: RequestType = .plain,
+        headers: [String: String]? = nil, validation: RequestValidation = .successCodes, timeout: TimeInterval? = nil
+    ) -> TestEndpoint {
+        TestEndpoint(
+            baseURL: url ?? URL(fileURLWithPath: "/"), path: path, method: method, requestType: requestType,
+            headers: headers, validation: validation, timeout: timeout)
+    }
+
+    /// The same httpbin under the name `localhost`: another origin for the browser and for NAL.
+    public static var otherOrigin: String {
+        guard let url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "" }
+        components.host = "localhost"
+        return components.string ?? ""
+    }
+}
+
+/// The raw-socket fault server that `scripts/test.sh` starts (`scripts/fault_server.py`) and announces in
+/// `NAL_FAULT_URL`.
+public enum FaultServer {
+    public static let url: URL? = ProcessInfo.processInfo.environment["NAL_FAULT_URL"].flatMap(URL.init(string:))
+
+    public static let skipReason: Comment = "NAL_FAULT_URL is not set: run scripts/test.sh to start the fault server"
+
+    /// The same server under the name `localhost`: another origin.
+    public static var otherOrigin: String {
+        guard let url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "" }
+        components.host = "localhost"
+        return components.string ?? ""
+    }
+
+    /// An endpoint on the fault server. `probe` tags the request in the server's journal.
+    public static func endpoint(
+        _ path: String, method: HTTPMethod = .get, query: Parameters = [:], probe: String? = nil,
+        requestType: RequestType? = nil, headers: [String: String]? = nil,
+        validation: RequestValidation = .successCodes,
+        timeout: TimeInterval? = nil, totalTimeout: TimeInterval? = nil
+    ) -> TestEndpoint {
+        var query = query
+        if let probe { query["probe"] = .string(probe) }
+        let type: RequestType =
+            requestType ?? (query.isEmpty ? .plain : .parameters(query, encoding: URLEncoding.queryString))
+        return TestEndpoint(
+            baseURL: url ?? URL(fileURLWithPath: "/"), path: path, method: method, requestType: type, headers: headers,
+            validation: validation, timeout: timeout, totalTimeout: totalTimeout)
+    }
+
+    /// What `/echo` answers: the request as the server parsed it off the wire.
+    public struct Echo: Decodable, Sendable {
+        public var method: String
+        public var path: String
+        public var target: String
+        public var query: [String: [String]]
+        public var headers: [[String]]
+        public var body: String
+        public var bodyLength: Int
+
+        /// The value of the first header named `name`, in any letter case.
+        public func header(_ name: String) -> String? {
+            headers.first { $0.first?.lowercased() == name.lowercased() }?.last
+        }
+    }
+
+    public struct JournalEntry: Decodable, Sendable {
+        public var method: String
+        public var target: String
+        public var bodyLength: Int
+    }
+
+    /// The requests the server parsed whose target contains `probe`.
+    public static func journal(probe: String) async throws -> [JournalEntry] {
+        guard let url else { return [] }
+        let (data, _) = try await URLSession.shared.data(from: url.appendingPathComponent("_journal"))
+        return try JSONDecoder().decode([JournalEntry].self, from: data).filter { $0.target.contains(probe) }
+    }
+
+    public static func probe() -> String { UUID().uuidString }
+}
