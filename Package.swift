@@ -44,6 +44,10 @@ let package = Package(
         .testTarget(
             name: "NALMiddlewareTests", dependencies: ["NALMiddleware", "NALCore", "NALLogging", "NALTestSupport"],
             swiftSettings: strictSettings),
+        .testTarget(
+            name: "NALStubbingTests",
+            dependencies: ["NALStubbing", "NALMiddleware", "NALCore", "NALLogging", "NALTestSupport"],
+            swiftSettings: strictSettings),
         .testTarget(name: "NALCLITests", dependencies: ["nal-cli", "nal-bench"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -97,7 +97,8 @@ struct RetryMiddlewareTests {
         let clock = ContinuousClock()
         let start = clock.now
         _ = try await Client<TestEndpoint>(middleware: [capped], transport: transport).request(TestEndpoint())
-        #expect(clock.now - start < .seconds(1))
+        // Uncapped this waits an hour; the generous bound only absorbs a loaded machine.
+        #expect(clock.now - start < .seconds(2))
 
         let withinDeadline = ScriptedTransport([503, 200], headers: ["Retry-After": "5"])
         do {
@@ -110,7 +111,7 @@ struct RetryMiddlewareTests {
         #expect(withinDeadline.requests.count == 1)
     }
 
-    @Test("cancelling during the backoff ends the call within 50 ms")
+    @Test("cancelling during the backoff ends the call at once, not after the 30 s Retry-After")
     func cancelDuringBackoff() async throws {
         let transport = ScriptedTransport([503], headers: ["Retry-After": "30"])
         let client = Client<TestEndpoint>(middleware: [Self.fast], transport: transport)
@@ -132,7 +133,8 @@ struct RetryMiddlewareTests {
             Issue.record("expected cancelled, got \(String(describing: error))")
             return
         }
-        #expect(endedAt - cancelledAt < .milliseconds(50), "took \(endedAt - cancelledAt)")
+        // Typically under 5 ms; the bound leaves room for a loaded machine, far below the 30 s wait.
+        #expect(endedAt - cancelledAt < .seconds(1), "took \(endedAt - cancelledAt)")
     }
 
     @Test("full jitter stays between 0 and the exponential step, capped")

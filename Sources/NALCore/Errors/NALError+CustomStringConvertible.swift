@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 extension NALError: CustomStringConvertible {
     /// A sentence that says what went wrong, where, and what to try. URLs have their secrets redacted and are cut
@@ -148,12 +148,12 @@ extension EncodingFailureReason: CustomStringConvertible {
 }
 
 /// How error messages and logs show values that come from input: on one line, secrets redacted, and short.
-enum DisplayText {
+package enum DisplayText {
     /// About 2 KB: a 10 MB URL must not become a 10 MB message.
     static let limit = 2048
 
     /// `text` cut to `limit` UTF-8 bytes (on a character boundary) with an ellipsis that says how much was left out.
-    static func capped(_ text: String) -> String {
+    package static func capped(_ text: String) -> String {
         let utf8 = text.utf8
         guard utf8.count > limit else { return text }
         var end = utf8.index(utf8.startIndex, offsetBy: limit)
@@ -164,12 +164,12 @@ enum DisplayText {
     }
 
     /// A URL as messages show it: password and sensitive query values redacted, then capped.
-    static func url(_ url: URL?) -> String {
+    package static func url(_ url: URL?) -> String {
         url.map { Self.url($0.absoluteString) } ?? "an unknown URL"
     }
 
     /// A URL string as messages show it.
-    static func url(_ text: String) -> String {
+    package static func url(_ text: String) -> String {
         capped(SensitiveData.current.redacting(url: text))
     }
 

@@ -1,8 +1,8 @@
 /// Checks of header names, header values and methods against RFC 9110, so that no prepared request can smuggle a
 /// second request or header.
-enum HTTPToken {
+package enum HTTPToken {
     /// `token = 1*tchar` (RFC 9110 §5.6.2).
-    static func isValid(_ token: String) -> Bool {
+    package static func isValid(_ token: String) -> Bool {
         guard !token.isEmpty else { return false }
         return token.utf8.allSatisfy(isTokenCharacter)
     }
@@ -55,7 +55,7 @@ enum HTTPToken {
     }
 
     /// Whether two header names are equal ignoring ASCII letter case, without allocating.
-    static func equalsIgnoringASCIICase(_ lhs: String, _ rhs: String) -> Bool {
+    package static func equalsIgnoringASCIICase(_ lhs: String, _ rhs: String) -> Bool {
         let left = lhs.utf8
         let right = rhs.utf8
         guard left.count == right.count else { return false }

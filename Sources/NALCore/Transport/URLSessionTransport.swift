@@ -39,6 +39,8 @@ public final class URLSessionTransport: Transport {
     private let additionalHeaders: [(name: String, value: String)]
     /// The configuration's `timeoutIntervalForRequest`.
     private let sessionIdleTimeout: TimeInterval
+    /// Whether the session answers from NAL's stub server, which must know it is talking to this transport.
+    private let marksRequestsForStubs: Bool
     /// The most bytes of body kept in memory; more ends the call with `NALError.responseTooLarge`.
     public let maximumResponseSize: Int
 
@@ -56,6 +58,7 @@ public final class URLSessionTransport: Transport {
             .sorted { $0.name < $1.name }
         own.httpAdditionalHeaders = nil
         sessionIdleTimeout = own.timeoutIntervalForRequest
+        marksRequestsForStubs = StubbingSupport.includesStubbing(own.protocolClasses)
         // NAL enforces the idle timeout; Foundation's whole-second timer is only a backstop that never fires first.
         own.timeoutIntervalForRequest = Self.backstop(for: sessionIdleTimeout)
         tasks = SessionTasks()
@@ -72,6 +75,7 @@ public final class URLSessionTransport: Transport {
         var request = request
         try addAdditionalHeaders(to: &request)
         try Self.checkSendable(request)
+        if marksRequestsForStubs { request.setValue("1", forHTTPHeaderField: StubbingSupport.markerHeader) }
         let idleTimeout = try idleTimeout(of: request)
         switch context.kind {
         case .data:

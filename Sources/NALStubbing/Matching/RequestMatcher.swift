@@ -1,0 +1,228 @@
+public import Foundation
+public import NALCore
+
+/// Which requests a stub answers: composable predicates in the style of OHHTTPStubs, combined with `&&`, `||` and
+/// `!`.
+///
+/// ```swift
+/// server.stub(.method(.get) && .host("api.example.com") && .path("/users/{id}"), response: .json(user))
+/// server.stub(.pathPrefix("/v2/") && !.hasHeader("Authorization"), response: .string("", status: 401))
+/// ```
+///
+/// Every matcher has a specificity, used to choose between stubs that all match (see `StubServer`), and can say
+/// why it does not match a request, for the unmatched-request report.
+public struct RequestMatcher: Sendable, CustomStringConvertible {
+    indirect enum Node: Sendable {
+        case condition(Condition)
+        case all([Node])
+        case any([Node])
+        case not(Node)
+    }
+
+    enum Condition: Sendable {
+        case method(HTTPMethod)
+        case url(URL)
+        case host(String)
+        case path(String)
+        case pathTemplate(String, segments: [Substring])
+        case pathPrefix(String)
+        case pathRegex(String, PathPattern)
+        case query([String: String])
+        case header(String, String)
+        case hasHeader(String)
+        case body(Data)
+        case jsonBody(ParameterValue?, source: Data)
+        case formBody([String: String])
+        case predicate(String, @Sendable (RecordedRequest) -> Bool)
+    }
+
+    let node: Node
+
+    // MARK: Matchers
+
+    /// The method, in any letter case for the standard methods.
+    public static func method(_ method: HTTPMethod) -> RequestMatcher {
+        RequestMatcher(node: .condition(.method(method)))
+    }
+    /// Exactly this URL, query included.
+    public static func url(_ url: URL) -> RequestMatcher { RequestMatcher(node: .condition(.url(url))) }
+    /// The host, in any letter case.
+    public static func host(_ host: String) -> RequestMatcher {
+        RequestMatcher(node: .condition(.host(host.lowercased())))
+    }
+    /// The path, exactly; or, when it contains `{name}` segments, as a template where each placeholder stands for
+    /// one non-empty segment: `/users/{id}` matches `/users/42`.
+    public static func path(_ path: String) -> RequestMatcher {
+        guard path.contains("{") else { return RequestMatcher(node: .condition(.path(path))) }
+        return RequestMatcher(
+            node: .condition(
+                .pathTemplate(path, segments: path.split(separator: "/", omittingEmptySubsequences: false))))
+    }
+    /// A path that starts with `prefix`.
+    public static func pathPrefix(_ prefix: String) -> RequestMatcher {
+        RequestMatcher(node: .condition(.pathPrefix(prefix)))
+    }
+    /// A path that the regular expression matches somewhere; anchor it with `^` and `$` to match the whole path.
+    /// An invalid pattern matches nothing, and says so in the unmatched-request report.
+    public static func pathRegex(_ pattern: String) -> RequestMatcher {
+        RequestMatcher(node: .condition(.pathRegex(pattern, PathPattern(pattern))))
+    }
+    /// A query that holds at least these items, unescaped.
+    public static func query(_ items: [String: String]) -> RequestMatcher {
+        RequestMatcher(node: .condition(.query(items)))
+    }
+    /// A header with exactly this value; the name in any letter case.
+    public static func header(_ name: String, _ value: String) -> RequestMatcher {
+        RequestMatcher(node: .condition(.header(name, value)))
+    }
+    /// A header with any value.
+    public static func hasHeader(_ name: String) -> RequestMatcher {
+        RequestMatcher(node: .condition(.hasHeader(name)))
+    }
+    /// Exactly these body bytes.
+    public static func body(_ body: Data) -> RequestMatcher { RequestMatcher(node: .condition(.body(body))) }
+    /// A body that is the same JSON value as `json`, whatever the key order and whitespace.
+    public static func jsonBody(_ json: Data) -> RequestMatcher {
+        RequestMatcher(
+            node: .condition(.jsonBody(try? JSONDecoder().decode(ParameterValue.self, from: json), source: json)))
+    }
+    /// A form body (`application/x-www-form-urlencoded`) that holds at least these fields, unescaped.
+    public static func formBody(_ fields: [String: String]) -> RequestMatcher {
+        RequestMatcher(node: .condition(.formBody(fields)))
+    }
+    /// Any test of your own; `description` names it in reports.
+    public static func predicate(
+        _ description: String = "predicate", _ test: @escaping @Sendable (RecordedRequest) -> Bool
+    ) -> RequestMatcher {
+        RequestMatcher(node: .condition(.predicate(description, test)))
+    }
+    /// Every request.
+    public static var any: RequestMatcher { RequestMatcher(node: .all([])) }
+
+    /// Both must match.
+    public static func && (lhs: RequestMatcher, rhs: RequestMatcher) -> RequestMatcher {
+        RequestMatcher(node: .all(lhs.conjuncts + rhs.conjuncts))
+    }
+    /// Either must match.
+    public static func || (lhs: RequestMatcher, rhs: RequestMatcher) -> RequestMatcher {
+        RequestMatcher(node: .any([lhs.node, rhs.node]))
+    }
+    /// Must not match.
+    public static prefix func ! (matcher: RequestMatcher) -> RequestMatcher {
+        RequestMatcher(node: .not(matcher.node))
+    }
+
+    private var conjuncts: [Node] {
+        if case .all(let nodes) = node { return nodes }
+        return [node]
+    }
+
+    // MARK: Evaluation
+
+    /// Whether `request` matches.
+    public func matches(_ request: RecordedRequest) -> Bool {
+        Self.evaluate(node, request)
+    }
+
+    static func evaluate(_ node: Node, _ request: RecordedRequest) -> Bool {
+        switch node {
+        case .condition(let condition): condition.matches(request)
+        case .all(let nodes): nodes.allSatisfy { evaluate($0, request) }
+        case .any(let nodes): nodes.contains { evaluate($0, request) }
+        case .not(let inner): !evaluate(inner, request)
+        }
+    }
+
+    /// For each part of this matcher, whether it matched and why: `path /users/{id} matched`,
+    /// `header X-Api-Key missing`.
+    func explain(_ request: RecordedRequest) -> [(matched: Bool, reason: String)] {
+        conjuncts.map { node in
+            let matched = Self.evaluate(node, request)
+            guard case .condition(let condition) = node else {
+                return (matched, "\(Self.describe(node)) \(matched ? "matched" : "did not match")")
+            }
+            return (matched, matched ? "\(condition) matched" : condition.mismatch(request))
+        }
+    }
+
+    /// How specific the matcher is: higher wins when several stubs match. An exact URL beats a method, host and
+    /// path, which beat a template, which beats a prefix; every further condition adds a little.
+    public var specificity: Int { Self.specificity(node) }
+
+    static func specificity(_ node: Node) -> Int {
+        switch node {
+        case .condition(let condition): condition.specificity
+        case .all(let nodes): nodes.reduce(0) { $0 + specificity($1) }
+        case .any(let nodes): nodes.map(specificity).min() ?? 0
+        case .not: 1
+        }
+    }
+
+    /// The method, host and exact path this matcher requires, when it requires all three: the key of the server's
+    /// index, so that such stubs are found without scanning the others.
+    var indexKey: StubIndexKey? {
+        var method: String?
+        var host: String?
+        var path: String?
+        for node in conjuncts {
+            guard case .condition(let condition) = node else { continue }
+            switch condition {
+            case .method(let value): method = value.rawValue
+            case .host(let value): host = value
+            case .path(let value): path = value
+            case .url(let url):
+                host = url.host?.lowercased()
+                path = url.path.isEmpty ? "/" : url.path
+            default: continue
+            }
+        }
+        guard let method, let host, let path else { return nil }
+        return StubIndexKey(method: method, host: host, path: path)
+    }
+
+    /// `method GET && host api.example.com && path /users/{id}`.
+    public var description: String { Self.describe(node) }
+
+    static func describe(_ node: Node) -> String {
+        switch node {
+        case .condition(let condition): "\(condition)"
+        case .all(let nodes): nodes.isEmpty ? "any request" : nodes.map(describe).joined(separator: " && ")
+        case .any(let nodes): "(" + nodes.map(describe).joined(separator: " || ") + ")"
+        case .not(let inner): "!(\(describe(inner)))"
+        }
+    }
+}
+
+/// The key of a stub server's index: the method, lower-cased host and path of a request.
+struct StubIndexKey: Hashable, Sendable {
+    let method: String
+    let host: String
+    let path: String
+
+    init(method: String, host: String, path: String) {
+        self.method = method
+        self.host = host
+        self.path = path
+    }
+
+    init(_ request: RecordedRequest) {
+        method = request.method
+        host = request.url.host?.lowercased() ?? ""
+        path = request.url.path.isEmpty ? "/" : request.url.path
+    }
+}
+
+/// A compiled path regular expression; `nil` when the pattern does not compile.
+struct PathPattern: @unchecked Sendable {
+    // @unchecked: NSRegularExpression is immutable once made and documented as safe to share between threads.
+    let expression: NSRegularExpression?
+
+    init(_ pattern: String) {
+        expression = try? NSRegularExpression(pattern: pattern)
+    }
+
+    func matches(_ path: String) -> Bool {
+        guard let expression else { return false }
+        return expression.firstMatch(in: path, range: NSRange(path.startIndex..., in: path)) != nil
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import NALCore
+
+/// Plays a `StubResponse`'s body: waits out its delay, then hands over the body in chunks at its speed, and ends or
+/// fails as the stub says. `StubTransport` and `StubServer` both play stubs through it, so a stub behaves the same
+/// through either.
+struct StubPlayback: Sendable {
+    enum Failure: Error {
+        /// The stub is a network error, or was cut short.
+        case network(URLError.Code)
+        /// The body's file could not be read.
+        case file(URL, underlying: any Error)
+        /// The task playing it was cancelled.
+        case cancelled
+    }
+
+    /// Bytes per chunk when the body is not throttled.
+    static let chunkSize = 64 * 1024
+
+    let response: StubResponse
+
+    /// The body's length, or `nil` when it cannot be known (an unreadable file).
+    var bodyLength: Int? {
+        switch response.body {
+        case .data(let data): return data.count
+        case .file(let url):
+            let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber
+            return size?.intValue
+        }
+    }
+
+    /// The headers to send: the stub's, with `Content-Length` from the body unless the stub set one, or a
+    /// truncation point makes it a lie on purpose.
+    var headers: [String: String] {
+        var headers = response.headers
+        if !headers.keys.contains(where: { HTTPToken.equalsIgnoringASCIICase($0, "Content-Length") }),
+            let length = bodyLength
+        {
+            headers["Content-Length"] = String(length)
+        }
+        return headers
+    }
+
+    /// Waits out the delay; throws `.network` when the stub is a network error.
+    func waitForStart() async throws(Failure) {
+        if let delay = response.delay {
+            do { try await Task.sleep(for: delay) } catch { throw .cancelled }
+        }
+        if let failure = response.failure { throw .network(failure) }
+    }
+
+    /// Hands the body to `deliver` in chunks, at the stub's speed, and throws `.network(.networkConnectionLost)`
+    /// after the truncation point.
+    func playBody(_ deliver: (Data) throws -> Void) async throws(Failure) {
+        let chunk = response.bytesPerSecond.map { max(1, min(Self.chunkSize, $0 / 10)) } ?? Self.chunkSize
+        var remaining = response.truncationPoint ?? Int.max
+        var source = try ChunkSource(response.body)
+        defer { source.close() }
+        while remaining > 0 {
+            guard let next = try source.next(min(chunk, remaining)) else { break }
+            if Task.isCancelled { throw .cancelled }
+            if let bytesPerSecond = response.bytesPerSecond {
+                let pause = Duration.nanoseconds(Int64(next.count) * 1_000_000_000 / Int64(bytesPerSecond))
+                do { try await Task.sleep(for: pause) } catch { throw .cancelled }
+            }
+            do { try deliver(next) } catch { throw .cancelled }
+            remaining -= next.count
+        }
+        if let cut = response.truncationPoint, remaining <= 0, (bodyLength ?? Int.max) > cut {
+            throw .network(.networkConnectionLost)
+        }
+    }
+
+    /// The whole body at once, for clients that can only take it in one piece.
+    func wholeBody() throws(Failure) -> Data {
+        switch response.body {
+        case .data(let data): return data
+        case .file(let url):
+            do { return try Data(contentsOf: url) } catch { throw .file(url, underlying: error) }
+        }
+    }
+
+    /// Reads a body in chunks: slices of bytes in memory, or reads from a file.
+    private struct ChunkSource {
+        private var data: Data?
+        private var offset = 0
+        private var handle: FileHandle?
+        private let url: URL?
+
+        init(_ body: StubResponse.Body) throws(Failure) {
+            switch body {
+            case .data(let bytes):
+                data = bytes
+                url = nil
+            case .file(let file):
+                url = file
+                do { handle = try FileHandle(forReadingFrom: file) } catch { throw .file(file, underlying: error) }
+            }
+        }
+
+        mutating func next(_ count: Int) throws(Failure) -> Data? {
+            if let data {
+                guard offset < data.count else { return nil }
+                let end = min(data.count, offset + count)
+                defer { offset = end }
+                return data.subdata(in: (data.startIndex + offset)..<(data.startIndex + end))
+            }
+            guard let handle, let url else { return nil }
+            do {
+                let bytes = try handle.read(upToCount: count)
+                return bytes?.isEmpty == false ? bytes : nil
+            } catch {
+                throw .file(url, underlying: error)
+            }
+        }
+
+        func close() {
+            try? handle?.close()
+        }
+    }
+}

@@ -1,0 +1,141 @@
+public import Foundation
+import NALCore
+
+/// What a stub answers: a status, headers and a body, or a network error, with optional latency, bandwidth and
+/// truncation. A value type: modifiers return a changed copy.
+///
+/// ```swift
+/// StubResponse.json(["login": "octocat"])
+/// StubResponse.file(bigFile).throttled(.threeG)
+/// StubResponse(status: 503, headers: ["Retry-After": "1"]).delayed(by: .milliseconds(200))
+/// StubResponse.networkError(.networkConnectionLost)
+/// ```
+public struct StubResponse: Sendable {
+    /// Where a body comes from.
+    public enum Body: Sendable {
+        /// Bytes in memory.
+        case data(Data)
+        /// A file, read in chunks as it is served.
+        case file(URL)
+    }
+
+    /// The status code.
+    public var status: Int
+    /// The headers. `Content-Length` is set from the body when missing.
+    public var headers: [String: String]
+    /// The body.
+    public var body: Body
+    /// A network failure to answer with instead of a response.
+    public var failure: URLError.Code?
+    /// How long before the response starts.
+    public var delay: Duration?
+    /// The speed the body is delivered at, in bytes per second.
+    public var bytesPerSecond: Int?
+    /// Deliver this many body bytes, then fail with a lost connection.
+    public var truncationPoint: Int?
+
+    /// Creates a response.
+    public init(status: Int = 200, headers: [String: String] = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = .data(body)
+    }
+
+    /// A JSON body with sorted keys and `Content-Type: application/json`. A value that cannot be encoded gives a 500
+    /// whose body says why, so that the test that wrote it fails visibly.
+    public static func json(_ value: some Encodable, status: Int = 200) -> StubResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        do {
+            return StubResponse(
+                status: status, headers: ["Content-Type": "application/json"], body: try encoder.encode(value))
+        } catch {
+            return StubResponse(
+                status: 500, headers: ["Content-Type": "text/plain; charset=utf-8"],
+                body: Data("StubResponse.json could not encode \(type(of: value)): \(error)".utf8))
+        }
+    }
+
+    /// A text body in UTF-8 with `Content-Type: text/plain; charset=utf-8`.
+    public static func string(_ text: String, status: Int = 200) -> StubResponse {
+        StubResponse(status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Data(text.utf8))
+    }
+
+    /// The contents of a file, streamed in chunks as they are served; the file is never read whole, except for a
+    /// client that can only take the body in one piece (a completion handler or `data(for:)` on Linux).
+    public static func file(_ url: URL, status: Int = 200, headers: [String: String] = [:]) -> StubResponse {
+        var response = StubResponse(status: status, headers: headers)
+        response.body = .file(url)
+        return response
+    }
+
+    /// A network failure with this code, as URLSession reports it.
+    public static func networkError(_ code: URLError.Code) -> StubResponse {
+        var response = StubResponse(status: 0)
+        response.failure = code
+        return response
+    }
+
+    /// A redirect to `url`. A `StubServer` follows it inside the stub layer for plain URLSession clients; NAL's
+    /// transport follows it itself, by its `RedirectPolicy`.
+    public static func redirect(to url: URL, status: Int = 302) -> StubResponse {
+        StubResponse(status: status, headers: ["Location": url.absoluteString])
+    }
+
+    /// This response after a wait.
+    public func delayed(by delay: Duration) -> StubResponse {
+        var copy = self
+        copy.delay = delay
+        return copy
+    }
+
+    /// This response with its body delivered at `bytesPerSecond`, in chunks, so that progress shows.
+    public func throttled(bytesPerSecond: Int) -> StubResponse {
+        var copy = self
+        copy.bytesPerSecond = max(1, bytesPerSecond)
+        return copy
+    }
+
+    /// This response with its body delivered at one of OHHTTPStubs' network speeds.
+    public func throttled(_ speed: NetworkSpeed) -> StubResponse {
+        throttled(bytesPerSecond: speed.bytesPerSecond)
+    }
+
+    /// This response cut after `bytes` bytes of body, then a lost connection.
+    public func truncated(after bytes: Int) -> StubResponse {
+        var copy = self
+        copy.truncationPoint = max(0, bytes)
+        return copy
+    }
+
+    /// Whether this is a redirect that can be followed.
+    var redirectLocation: String? {
+        guard [301, 302, 303, 307, 308].contains(status) else { return nil }
+        return headers.first { HTTPToken.equalsIgnoringASCIICase($0.key, "Location") }?.value
+    }
+}
+
+/// Network speeds with OHHTTPStubs' names and values.
+public enum NetworkSpeed: Sendable, CaseIterable {
+    /// 56 kbps.
+    case gprs
+    /// 128 kbps.
+    case edge
+    /// 3,200 kbps.
+    case threeG
+    /// 7,200 kbps.
+    case threeGPlus
+    /// 12,000 kbps.
+    case wifi
+
+    /// The speed in bytes per second.
+    public var bytesPerSecond: Int {
+        switch self {
+        case .gprs: 56_000 / 8
+        case .edge: 128_000 / 8
+        case .threeG: 3_200_000 / 8
+        case .threeGPlus: 7_200_000 / 8
+        case .wifi: 12_000_000 / 8
+        }
+    }
+}

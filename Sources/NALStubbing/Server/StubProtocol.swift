@@ -1,0 +1,61 @@
+import NALCore
+import NALLogging
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+#else
+    import Foundation
+#endif
+
+/// The URLProtocol of one stub server's sessions: a class per server (see `ProtocolSlot`), which hands every request
+/// to its server.
+final class StubProtocol<Slot: StubSlot>: URLProtocol, NALStubbingProtocol {
+    // Foundation makes URLProtocol non-Sendable; the serving task captures only the `ProtocolOutput` wrapper.
+    private let serving = Locked<Task<Void, Never>?>(nil)
+
+    override class func canInit(with request: URLRequest) -> Bool {
+        ProtocolSlot.server(at: Slot.index) != nil
+    }
+
+    override class func canonicalRequest(for request: URLRequest) -> URLRequest {
+        request
+    }
+
+    override func startLoading() {
+        let output = ProtocolOutput(protocol: self)
+        guard let server = ProtocolSlot.server(at: Slot.index) else {
+            output.fail(
+                URLError(.resourceUnavailable, userInfo: [NSLocalizedDescriptionKey: "the stub server is gone"]))
+            return
+        }
+        let request = request
+        serving.withLock { $0 = Task { await server.serve(request, to: output) } }
+    }
+
+    override func stopLoading() {
+        serving.withLock { $0 }?.cancel()
+    }
+}
+
+/// What a stub server tells the URLSession machinery about one request.
+struct ProtocolOutput: @unchecked Sendable {
+    // @unchecked: URLProtocol and its client are used from one serving task at a time, in order.
+    let `protocol`: URLProtocol
+
+    func receive(_ response: HTTPURLResponse) {
+        `protocol`.client?.urlProtocol(`protocol`, didReceive: response, cacheStoragePolicy: .notAllowed)
+    }
+
+    func load(_ data: Data) {
+        `protocol`.client?.urlProtocol(`protocol`, didLoad: data)
+    }
+
+    func finish() {
+        `protocol`.client?.urlProtocolDidFinishLoading(`protocol`)
+    }
+
+    func fail(_ error: URLError) {
+        `protocol`.client?.urlProtocol(`protocol`, didFailWithError: error)
+    }
+}

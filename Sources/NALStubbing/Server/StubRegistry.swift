@@ -1,0 +1,129 @@
+import Foundation
+import NALCore
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A registered stub of a `StubServer`, returned so that it can be removed again.
+public struct StubHandle: Hashable, Sendable {
+    let id: UInt64
+}
+
+/// One registered stub: a matcher and what it answers.
+final class StubEntry: Sendable {
+    enum Source: Sendable {
+        /// The same response, every time.
+        case repeating(StubResponse)
+        /// These responses in order; then the stub stops matching.
+        case sequence([StubResponse])
+        /// A response made per request.
+        case handler(@Sendable (URLRequest) async throws -> StubResponse)
+    }
+
+    let id: UInt64
+    let matcher: RequestMatcher
+    let source: Source
+    let specificity: Int
+    /// How many requests this stub has answered.
+    let served = Atomic<Int>(0)
+
+    init(id: UInt64, matcher: RequestMatcher, source: Source) {
+        self.id = id
+        self.matcher = matcher
+        self.source = source
+        specificity = matcher.specificity
+    }
+
+    /// Whether this stub can answer another request.
+    var isAvailable: Bool {
+        if case .sequence(let responses) = source { return served.load(ordering: .relaxed) < responses.count }
+        return true
+    }
+
+    var description: String {
+        switch source {
+        case .repeating: "\(matcher)"
+        case .sequence(let responses): "\(matcher) (a sequence of \(responses.count))"
+        case .handler: "\(matcher) (a handler)"
+        }
+    }
+}
+
+/// The stubs of one server: an index for stubs on an exact method, host and path, and an ordered list for the
+/// rest, so that a lookup among thousands of exact stubs costs about what it costs among ten.
+struct StubRegistry: Sendable {
+    /// What a lookup found.
+    enum Answer: Sendable {
+        case response(StubResponse)
+        case handler(@Sendable (URLRequest) async throws -> StubResponse)
+    }
+
+    private var indexed: [StubIndexKey: [StubEntry]] = [:]
+    private var patterns: [StubEntry] = []
+    private(set) var all: [UInt64: StubEntry] = [:]
+
+    mutating func add(_ entry: StubEntry) {
+        all[entry.id] = entry
+        if let key = entry.matcher.indexKey {
+            indexed[key, default: []].append(entry)
+        } else {
+            patterns.append(entry)
+        }
+    }
+
+    mutating func remove(_ id: UInt64) {
+        guard let entry = all.removeValue(forKey: id) else { return }
+        if let key = entry.matcher.indexKey {
+            indexed[key]?.removeAll { $0.id == id }
+            if indexed[key]?.isEmpty == true { indexed[key] = nil }
+        } else {
+            patterns.removeAll { $0.id == id }
+        }
+    }
+
+    mutating func removeAll() {
+        self = StubRegistry()
+    }
+
+    /// The stub that answers `request` and what it answers; claims a sequence's next response. Precedence: the most
+    /// specific stub that matches, then the most recently registered.
+    func answer(_ request: RecordedRequest) -> (StubEntry, Answer)? {
+        var best: StubEntry?
+        func consider(_ entry: StubEntry) {
+            if let current = best,
+                (entry.specificity, entry.id) < (current.specificity, current.id)
+            {
+                return
+            }
+            guard entry.isAvailable, entry.matcher.matches(request) else { return }
+            best = entry
+        }
+        indexed[StubIndexKey(request)]?.forEach(consider)
+        patterns.forEach(consider)
+        guard let best else { return nil }
+        let claimed = best.served.add(1, ordering: .relaxed).oldValue
+        switch best.source {
+        case .repeating(let response): return (best, .response(response))
+        case .sequence(let responses): return (best, .response(responses[min(claimed, responses.count - 1)]))
+        case .handler(let handler): return (best, .handler(handler))
+        }
+    }
+
+    /// Up to three stubs that come closest to matching `request`, each with why it did not: WireMock's near misses.
+    func nearMisses(_ request: RecordedRequest) -> [String] {
+        let ranked = all.values.map {
+            entry -> (entry: StubEntry, score: Int, parts: [(matched: Bool, reason: String)]) in
+            let parts = entry.matcher.explain(request)
+            return (entry, parts.filter(\.matched).count, parts)
+        }.sorted { ($0.score, $0.entry.specificity, $0.entry.id) > ($1.score, $1.entry.specificity, $1.entry.id) }
+        return ranked.prefix(3).map { candidate in
+            var reasons = candidate.parts.map(\.reason)
+            if !candidate.entry.isAvailable, case .sequence(let responses) = candidate.entry.source {
+                reasons.append("all \(responses.count) responses of its sequence were served")
+            }
+            return "\(candidate.entry.description): \(reasons.joined(separator: "; "))"
+        }
+    }
+}

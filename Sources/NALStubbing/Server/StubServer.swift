@@ -1,0 +1,299 @@
+import NALCore
+import NALLogging
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    public import FoundationNetworking
+#else
+    public import Foundation
+#endif
+
+/// Answers the requests of any `URLSession` made from `sessionConfiguration` with stubs: NAL's `URLSessionTransport`,
+/// and any other client built on URLSession.
+///
+/// ```swift
+/// let server = StubServer()
+/// server.stub(.method(.get) && .path("/users/{id}"), response: .json(["login": "octocat"]))
+/// let client = Client<GitHub>(transport: URLSessionTransport(configuration: server.sessionConfiguration))
+/// ```
+///
+/// - **Isolation.** Each server serves only the sessions made from its own configuration, through a URLProtocol class
+///   of its own, so servers used at once by parallel tests never see each other's stubs, even for the same URL.
+/// - **Precedence.** When several stubs match, the most specific wins (an exact URL over method, host and path, over
+///   a path template, over a prefix; each further condition adds to it), then the most recently registered. Stubs on
+///   an exact method, host and path are found through an index; the others are tried in order.
+/// - **Sequences.** `stub(_:responses:)` answers with each response once, in order, and then stops matching.
+/// - **Redirects** are followed inside the stub layer for plain URLSession clients (a URLProtocol cannot report them
+///   on Linux), with the method, body and credential rules of `RedirectPolicy`; the response's URL is the last one.
+///   NAL's transport gets the 3xx itself and follows it by its own policy.
+/// - **Unmatched requests** fail with `URLError(.resourceUnavailable)` whose description lists the closest stubs and
+///   why each did not match, or, with `.passThrough`, go to the network.
+/// - **Linux.** A client that takes the body in one piece (a completion handler or `data(for:)`, which keep only the
+///   last chunk a custom protocol loads) gets it in one piece; NAL's transport gets it in chunks, so that throttled
+///   bodies show progress and files are never read whole.
+public final class StubServer: Sendable {
+    /// What happens to a request that no stub matches.
+    public enum UnmatchedPolicy: Sendable {
+        /// Fail it with `URLError(.resourceUnavailable)` and a report of the closest stubs. The default.
+        case fail
+        /// Send it to the network.
+        case passThrough
+    }
+
+    private struct State: Sendable {
+        var registry = StubRegistry()
+        var journal: [RecordedRequest] = []
+        var nextID: UInt64 = 0
+    }
+
+    /// What happens to a request that no stub matches.
+    public let unmatchedPolicy: UnmatchedPolicy
+    private let state = Locked(State())
+    private let slot = Locked<ProtocolSlot?>(nil)
+    private static var log: Logger { Logger(nal: .stubbing) }
+
+    /// Creates a server with no stubs.
+    public init(unmatched: UnmatchedPolicy = .fail) {
+        unmatchedPolicy = unmatched
+        slot.withLock { $0 = ProtocolSlot(for: self) }
+    }
+
+    deinit {
+        slot.withLock { $0 }?.release()
+    }
+
+    /// A server for Mocker's way of working: `StubServer.shared.install()`.
+    public static let shared = StubServer()
+
+    private var protocolClass: AnyClass {
+        slot.withLock { $0?.protocolClass } ?? URLProtocol.self
+    }
+
+    /// A new ephemeral configuration whose sessions are answered by this server. Change it as you like before you
+    /// make a session from it; keep this server's protocol first in `protocolClasses`.
+    public var sessionConfiguration: URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [protocolClass] + (configuration.protocolClasses ?? [])
+        return configuration
+    }
+
+    /// Registers this server with `URLProtocol.registerClass`, as Mocker does.
+    ///
+    /// On Linux this reaches `URLSession.shared` only if it is called before anything uses `URLSession.shared`, which
+    /// takes a snapshot of the registered protocols on first use, and it never reaches sessions made from a
+    /// configuration: give those `sessionConfiguration`.
+    public func install() {
+        _ = URLProtocol.registerClass(protocolClass)
+    }
+
+    /// Undoes `install()`.
+    public func uninstall() {
+        URLProtocol.unregisterClass(protocolClass)
+    }
+
+    // MARK: Registering
+
+    /// Answers requests that `matcher` accepts with `response`, every time.
+    @discardableResult
+    public func stub(_ matcher: RequestMatcher, response: StubResponse) -> StubHandle {
+        register(matcher, .repeating(response))
+    }
+
+    /// Answers requests that `matcher` accepts with `responses`, each once, in order (`500, 500, 200`); then the stub
+    /// stops matching and the request falls through to other stubs or the unmatched policy.
+    @discardableResult
+    public func stub(_ matcher: RequestMatcher, responses: [StubResponse]) -> StubHandle {
+        register(matcher, .sequence(responses))
+    }
+
+    /// Answers requests that `matcher` accepts with whatever `handler` returns: echoes, templates, the MockURLProtocol
+    /// recipe's request handler. An error it throws fails the request.
+    @discardableResult
+    public func stub(
+        _ matcher: RequestMatcher, handler: @escaping @Sendable (URLRequest) async throws -> StubResponse
+    ) -> StubHandle {
+        register(matcher, .handler(handler))
+    }
+
+    private func register(_ matcher: RequestMatcher, _ source: StubEntry.Source) -> StubHandle {
+        state.withLock { state in
+            state.nextID += 1
+            state.registry.add(StubEntry(id: state.nextID, matcher: matcher, source: source))
+            return StubHandle(id: state.nextID)
+        }
+    }
+
+    /// Removes a stub.
+    public func remove(_ handle: StubHandle) {
+        state.withLock { $0.registry.remove(handle.id) }
+    }
+
+    /// Removes every stub; the journal is kept.
+    public func removeAll() {
+        state.withLock { $0.registry.removeAll() }
+    }
+
+    // MARK: Verifying
+
+    /// Every request received, oldest first: method, URL, headers and body (upload bodies too, when NAL's transport
+    /// sends them).
+    public var requests: [RecordedRequest] { state.withLock { $0.journal } }
+
+    /// The received requests that `matcher` accepts.
+    public func requests(matching matcher: RequestMatcher) -> [RecordedRequest] {
+        requests.filter(matcher.matches)
+    }
+
+    /// Waits until a request that `matcher` accepts has arrived (checking every 5 ms), and returns the first one.
+    public func waitForRequest(matching matcher: RequestMatcher, timeout: Duration) async throws -> RecordedRequest {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let found = requests.first(where: matcher.matches) { return found }
+            guard ContinuousClock.now < deadline else {
+                throw StubServerError.noRequest(matcher: matcher.description, timeout: timeout)
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Throws `StubServerError.unusedStubs`, naming them, if a stub never answered a request.
+    public func verifyAllStubsUsed() throws {
+        let unused = state.withLock { state in
+            state.registry.all.values.filter { $0.served.load(ordering: .relaxed) == 0 }.sorted { $0.id < $1.id }
+                .map(\.description)
+        }
+        if !unused.isEmpty { throw StubServerError.unusedStubs(unused) }
+    }
+
+    // MARK: Serving
+
+    /// Serves one request that reached this server's protocol.
+    func serve(_ original: URLRequest, to output: ProtocolOutput) async {
+        var request = original
+        let fromNAL = request.value(forHTTPHeaderField: StubbingSupport.markerHeader) != nil
+        request.setValue(nil, forHTTPHeaderField: StubbingSupport.markerHeader)
+        var redirects = 0
+        while true {
+            let recorded = RecordedRequest(request)
+            let found = state.withLock { state -> (StubEntry, StubRegistry.Answer)? in
+                state.journal.append(recorded)
+                return state.registry.answer(recorded)
+            }
+            guard let (_, answer) = found else {
+                await unmatched(request, recorded, output)
+                return
+            }
+            let response: StubResponse
+            switch answer {
+            case .response(let stubbed):
+                response = stubbed
+            case .handler(let handler):
+                do {
+                    response = try await handler(request)
+                } catch {
+                    output.fail(
+                        URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "the stub handler threw: \(error)"]))
+                    return
+                }
+            }
+            let playback = StubPlayback(response: response)
+            do {
+                try await playback.waitForStart()
+            } catch {
+                output.fail(Self.urlError(error, url: request.url))
+                return
+            }
+            guard let url = request.url,
+                let http = HTTPURLResponse(
+                    url: url, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: playback.headers)
+            else {
+                output.fail(URLError(.badURL))
+                return
+            }
+            if !fromNAL, response.redirectLocation != nil, let next = RedirectPolicy.followUp(to: request, after: http)
+            {
+                redirects += 1
+                guard redirects <= 20 else {
+                    output.fail(URLError(.httpTooManyRedirects))
+                    return
+                }
+                request = next
+                continue
+            }
+            await deliver(playback, http, chunked: fromNAL, output)
+            return
+        }
+    }
+
+    private func deliver(
+        _ playback: StubPlayback, _ http: HTTPURLResponse, chunked: Bool, _ output: ProtocolOutput
+    ) async {
+        output.receive(http)
+        do {
+            if chunked {
+                try await playback.playBody { chunk in output.load(chunk) }
+            } else {
+                // One piece: a completion handler or data(for:) keeps only the last chunk a custom protocol loads.
+                var body = try playback.wholeBody()
+                if let cut = playback.response.truncationPoint { body = body.prefix(cut) }
+                if let bytesPerSecond = playback.response.bytesPerSecond {
+                    try? await Task.sleep(for: .nanoseconds(Int64(body.count) * 1_000_000_000 / Int64(bytesPerSecond)))
+                }
+                if !body.isEmpty { output.load(body) }
+                if let cut = playback.response.truncationPoint, (playback.bodyLength ?? 0) > cut {
+                    throw StubPlayback.Failure.network(.networkConnectionLost)
+                }
+            }
+            output.finish()
+        } catch {
+            output.fail(Self.urlError(error, url: http.url))
+        }
+    }
+
+    private func unmatched(_ request: URLRequest, _ recorded: RecordedRequest, _ output: ProtocolOutput) async {
+        switch unmatchedPolicy {
+        case .passThrough:
+            do {
+                let (data, response) = try await PassThrough.session.data(for: request)
+                guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+                output.receive(http)
+                if !data.isEmpty { output.load(data) }
+                output.finish()
+            } catch {
+                output.fail(error as? URLError ?? URLError(.unknown))
+            }
+        case .fail:
+            let report = unmatchedReport(recorded)
+            Self.log.error("\(report, privacy: .public)")
+            var userInfo: [String: Any] = [NSLocalizedDescriptionKey: report]
+            if let url = request.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+            output.fail(URLError(.resourceUnavailable, userInfo: userInfo))
+        }
+    }
+
+    /// The text of an unmatched request's error: the request, and the closest stubs with why each did not match.
+    func unmatchedReport(_ request: RecordedRequest) -> String {
+        let misses = state.withLock { $0.registry.nearMisses(request) }
+        guard !misses.isEmpty else { return "No stub matches \(request): the server has no stubs." }
+        return "No stub matches \(request). Closest stubs:\n"
+            + misses.enumerated().map { "  \($0.offset + 1). \($0.element)" }.joined(separator: "\n")
+    }
+
+    static func urlError(_ error: any Error, url: URL?) -> URLError {
+        var userInfo: [String: Any] = [:]
+        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        switch error as? StubPlayback.Failure {
+        case .network(let code)?: return URLError(code, userInfo: userInfo)
+        case .cancelled?: return URLError(.cancelled, userInfo: userInfo)
+        case .file(_, let underlying)?:
+            userInfo[NSUnderlyingErrorKey] = underlying
+            return URLError(.cannotOpenFile, userInfo: userInfo)
+        case nil: return URLError(.unknown, userInfo: userInfo)
+        }
+    }
+}
+
+/// The network, for `.passThrough`: a plain session that no stub server intercepts.
+enum PassThrough {
+    static let session = URLSession(configuration: .ephemeral)
+}

@@ -1,0 +1,19 @@
+public import NALCore
+
+extension Client {
+    /// Creates a client that answers from stubs: `Client<GitHub>(stubbing: .immediate)`.
+    ///
+    /// The same parameters and defaults as `Client(transport:endpointMapping:willSend:deduplicatesRequests:)`; the
+    /// transport is a `StubTransport` with `behavior`. To stub behind middleware, pass a `StubTransport` to
+    /// `Client(middleware:transport:)`.
+    public convenience init(
+        stubbing behavior: StubBehavior<Service>,
+        endpointMapping: EndpointMapping? = nil,
+        willSend: RequestHook? = nil,
+        deduplicatesRequests: Bool = false
+    ) {
+        self.init(
+            transport: StubTransport(behavior), endpointMapping: endpointMapping, willSend: willSend,
+            deduplicatesRequests: deduplicatesRequests)
+    }
+}

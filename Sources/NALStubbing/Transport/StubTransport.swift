@@ -1,0 +1,229 @@
+public import NALCore
+import NALLogging
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    public import FoundationNetworking
+#else
+    public import Foundation
+#endif
+
+/// A transport that answers from stubs instead of the network.
+///
+/// ```swift
+/// let stubs = StubTransport<GitHub>(.immediate)
+/// stubs.stub(.userProfile("octocat"), with: .json(User(login: "octocat")))
+/// stubs.stub(.zen, with: .string("busy", status: 503), .string("Keep it logically awesome."))
+/// let client = Client<GitHub>(middleware: [RetryMiddleware()], transport: stubs)
+/// ```
+///
+/// A target registered with `stub(_:with:)` is answered with its responses in order, the last one repeating; it is
+/// matched on the prepared request's method, URL and body, so stub data stays in the test and out of the production
+/// enum. Any other target is answered by the `StubBehavior`.
+///
+/// Stubbed calls behave as real ones: they go through middleware and validation, the idle timeout in the request
+/// and the Client's total timeout apply, a body over the in-memory limit fails with `responseTooLarge`, network
+/// errors and truncation fail as URLSession would, and redirects are followed by the same rules as
+/// `URLSessionTransport` (`redirectPolicy`); the request a redirect leads to is answered by a response registered
+/// for it, or else by the target's `testData`.
+public final class StubTransport<Service: RemoteService>: Transport {
+    private struct Registration: Sendable {
+        let responses: [StubResponse]
+        var served = 0
+    }
+
+    /// What a registered target is matched on: the prepared request's method, URL and body.
+    private struct Key: Hashable, Sendable {
+        let method: String
+        let url: String
+        let body: Data?
+
+        init(request: URLRequest, kind: RequestKind) {
+            method = request.httpMethod ?? "GET"
+            url = request.url?.absoluteString ?? ""
+            switch kind {
+            case .upload(.data(let data)): body = data
+            default: body = request.httpBody
+            }
+        }
+    }
+
+    private let behavior: StubBehavior<Service>
+    private let realTransport: any Transport
+    private let redirectPolicy: RedirectPolicy
+    private let maximumResponseSize: Int
+    private let registrations = Locked<[Key: Registration]>([:])
+    private let sent = Locked<[URLRequest]>([])
+    private static var log: Logger { Logger(nal: .stubbing) }
+
+    /// Creates a transport.
+    ///
+    /// - Parameters:
+    ///   - behavior: how to answer targets without registered responses.
+    ///   - realTransport: where `.never` sends requests; a `URLSessionTransport` by default.
+    ///   - redirectPolicy: whether stubbed redirects are followed, as `URLSessionTransport` does.
+    ///   - maximumResponseSize: the in-memory limit for a body, as `URLSessionTransport`'s.
+    public init(
+        _ behavior: StubBehavior<Service>,
+        realTransport: any Transport = URLSessionTransport(),
+        redirectPolicy: RedirectPolicy = .follow,
+        maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize
+    ) {
+        self.behavior = behavior
+        self.realTransport = realTransport
+        self.redirectPolicy = redirectPolicy
+        self.maximumResponseSize = maximumResponseSize
+    }
+
+    /// The requests this transport was sent, oldest first (redirects included).
+    public var requests: [URLRequest] { sent.withLock { $0 } }
+
+    /// Answers `target` with `responses` in order; the last one repeats. The target is matched on the method, URL
+    /// and body of its prepared request.
+    public func stub(_ target: Service, with responses: StubResponse...) {
+        let prepared: URLRequest
+        do {
+            prepared = try target.urlRequest()
+        } catch {
+            Self.log.error(
+                "stub for \(String(describing: type(of: target)), privacy: .public) ignored: \(error, privacy: .public)"
+            )
+            return
+        }
+        let key = Key(request: prepared, kind: target.requestType.kind)
+        registrations.withLock { $0[key] = Registration(responses: responses.isEmpty ? [StubResponse()] : responses) }
+    }
+
+    /// Forgets every registered response.
+    public func removeAllStubs() {
+        registrations.withLock { $0.removeAll() }
+    }
+
+    /// Answers `request` from a registered response or the behaviour, following stubbed redirects.
+    public func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
+        let startDate = Date()
+        let clock = ContinuousClock()
+        let start = clock.now
+        var current = request
+        var redirects = 0
+        while true {
+            sent.withLock { $0.append(current) }
+            guard let stubbed = response(for: current, context: context, followingRedirect: redirects > 0) else {
+                return try await realTransport.send(current, context: context)
+            }
+            let (http, body) = try await play(stubbed, for: current, context: context)
+            if let location = stubbed.redirectLocation, !location.isEmpty,
+                let next = try followUp(to: current, after: http)
+            {
+                redirects += 1
+                guard redirects <= URLSessionTransport.maximumRedirects else {
+                    throw .transport(
+                        URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: next.url as Any]))
+                }
+                current = next
+                continue
+            }
+            return Response(
+                request: request, httpResponse: http, data: body,
+                timing: ResponseTiming(start: startDate, duration: clock.now - start))
+        }
+    }
+
+    /// The registered response for `request`, or the behaviour's; `nil` for `.never`. A followed redirect has no
+    /// target of its own: it is answered by a response registered for its URL, or else by the target's `testData`.
+    private func response(
+        for request: URLRequest, context: TransportContext, followingRedirect: Bool
+    )
+        -> StubResponse?
+    {
+        let key = Key(request: request, kind: context.kind)
+        let registered = registrations.withLock { registrations -> StubResponse? in
+            guard var registration = registrations[key] else { return nil }
+            let response = registration.responses[min(registration.served, registration.responses.count - 1)]
+            registration.served += 1
+            registrations[key] = registration
+            return response
+        }
+        if let registered {
+            Self.log.debug(
+                "stubbed \(request.httpMethod ?? "GET", privacy: .public) \(DisplayText.url(request.url), privacy: .public)"
+            )
+            return registered
+        }
+        let testData = context.endpoint.testData
+        if followingRedirect { return StubResponse(body: testData) }
+        switch behavior {
+        case .never: return nil
+        case .immediate: return StubResponse(body: testData)
+        case .delayed(let delay): return StubResponse(body: testData).delayed(by: delay)
+        case .custom(let answer):
+            guard let target = context.endpoint as? Service else { return StubResponse(body: testData) }
+            return answer(target)
+        }
+    }
+
+    /// Plays a stub as URLSessionTransport would receive it: idle timeout, in-memory limit, failures.
+    private func play(
+        _ stub: StubResponse, for request: URLRequest, context: TransportContext
+    ) async throws(NALError)
+        -> (HTTPURLResponse, Data)
+    {
+        let playback = StubPlayback(response: stub)
+        let idle = request.timeoutInterval
+        let limit = context.options.maximumResponseSize ?? maximumResponseSize
+        do {
+            if let delay = stub.delay, delay > .milliseconds(Int64(idle * 1000)) {
+                try? await Task.sleep(for: .milliseconds(Int64(idle * 1000)))
+                if Task.isCancelled { throw NALError.cancelled }
+                throw NALError.timedOut(TimeoutFailure(limit: .idle, seconds: idle, url: request.url))
+            }
+            try await playback.waitForStart()
+            if let length = playback.bodyLength, length > limit, stub.truncationPoint.map({ $0 > limit }) ?? true {
+                throw NALError.responseTooLarge(limit: limit, url: request.url)
+            }
+            var body = Data()
+            try await playback.playBody { chunk throws(NALError) in
+                guard body.count + chunk.count <= limit else { throw .responseTooLarge(limit: limit, url: request.url) }
+                body.append(chunk)
+            }
+            guard let url = request.url,
+                let http = HTTPURLResponse(
+                    url: url, statusCode: stub.status, httpVersion: "HTTP/1.1", headerFields: playback.headers)
+            else { throw NALError.transport(URLError(.badURL)) }
+            return (http, body)
+        } catch let error as NALError {
+            throw error
+        } catch let failure as StubPlayback.Failure {
+            throw Self.nalError(failure, url: request.url)
+        } catch {
+            throw .transport(URLError(.unknown))
+        }
+    }
+
+    static func nalError(_ failure: StubPlayback.Failure, url: URL?) -> NALError {
+        switch failure {
+        case .cancelled:
+            return .cancelled
+        case .network(.timedOut):
+            return .timedOut(TimeoutFailure(limit: .idle, seconds: 0, url: url))
+        case .network(let code):
+            return .transport(URLError(code, userInfo: url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:]))
+        case .file(let file, let underlying):
+            return .transport(
+                URLError(
+                    .cannotOpenFile, userInfo: [NSURLErrorFailingURLErrorKey: file, NSUnderlyingErrorKey: underlying]))
+        }
+    }
+
+    private func followUp(to request: URLRequest, after response: HTTPURLResponse) throws(NALError) -> URLRequest? {
+        guard let proposed = RedirectPolicy.followUp(to: request, after: response), let origin = request.url else {
+            return nil
+        }
+        switch redirectPolicy {
+        case .follow: return proposed
+        case .doNotFollow: return nil
+        case .custom(let decide):
+            return decide(response, proposed).map { RedirectPolicy.strippingCredentials($0, leaving: origin) }
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import NALCore
+import NALLogging
+import NALMiddleware
+import NALStubbing
+import NALTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A small API whose endpoints carry sample data, as a Moya target would.
+enum Shop: RemoteService, Equatable {
+    case products, product(Int), order(item: Int), upload(Data)
+
+    var baseURL: URL { URL(string: "https://shop.example.com/api") ?? URL(fileURLWithPath: "/") }
+    var path: String {
+        switch self {
+        case .products: "products"
+        case .product(let id): "products/\(id)"
+        case .order: "orders"
+        case .upload: "uploads"
+        }
+    }
+    var method: HTTPMethod {
+        switch self {
+        case .products, .product: .get
+        case .order, .upload: .post
+        }
+    }
+    var requestType: RequestType {
+        switch self {
+        case .products, .product: .plain
+        case .order(let item): .parameters(["item": .int(item)], encoding: JSONEncoding.default)
+        case .upload(let data): .uploadData(data)
+        }
+    }
+    var testData: Data {
+        switch self {
+        case .product(let id): Data(#"{"id":\#(id)}"#.utf8)
+        default: Data("sample".utf8)
+        }
+    }
+}
+
+@Suite("StubTransport")
+struct StubTransportTests {
+    @Test("behaviours: immediate, delayed, custom, and never (the real transport)")
+    func behaviours() async throws {
+        #expect(try await Client<Shop>(stubbing: .immediate).request(.product(7)).string() == #"{"id":7}"#)
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        let delayed = try await Client<Shop>(stubbing: .delayed(.milliseconds(200))).request(.products)
+        #expect(clock.now - start >= .milliseconds(200))
+        #expect(delayed.string() == "sample")
+
+        let custom = Client<Shop>(
+            stubbing: .custom { target in
+                target == .products ? .json(["count": 2]) : .string("missing", status: 404)
+            })
+        #expect(try await custom.request(.products).string() == #"{"count":2}"#)
+        await #expect(throws: NALError.self) { try await custom.request(.product(1)) }
+
+        let real = MemoryTransport(body: Data("from the network".utf8))
+        let never = Client<Shop>(transport: StubTransport<Shop>(.never, realTransport: real))
+        #expect(try await never.request(.products).string() == "from the network")
+        #expect(real.requests.count == 1)
+    }
+
+    @Test("registered responses match the prepared request and play in order; the last repeats; others fall back")
+    func registration() async throws {
+        let stubs = StubTransport<Shop>(.immediate)
+        stubs.stub(.order(item: 1), with: .string("first"), .string("second"))
+        stubs.stub(.order(item: 2), with: .string("other body"))
+        let client = Client<Shop>(transport: stubs)
+        #expect(try await client.request(.order(item: 1)).string() == "first")
+        #expect(try await client.request(.order(item: 1)).string() == "second")
+        #expect(try await client.request(.order(item: 1)).string() == "second")
+        #expect(try await client.request(.order(item: 2)).string() == "other body")
+        #expect(try await client.request(.order(item: 3)).string() == "sample", "unregistered: the behaviour")
+        stubs.stub(.upload(Data("A".utf8)), with: .string("got A"))
+        #expect(try await client.request(.upload(Data("A".utf8))).string() == "got A")
+        #expect(try await client.request(.upload(Data("B".utf8))).string() == "sample")
+    }
+
+    @Test("stubbed calls go through middleware and validation as real ones do")
+    func middlewareAndValidation() async throws {
+        let stubs = StubTransport<Shop>(.immediate)
+        stubs.stub(.products, with: .string("busy", status: 503), .string("ok"))
+        let client = Client<Shop>(middleware: [RetryMiddleware(baseDelay: .milliseconds(1))], transport: stubs)
+        #expect(try await client.request(.products).string() == "ok")
+        #expect(stubs.requests.count == 2)
+
+        stubs.stub(.product(9), with: .string("gone", status: 410))
+        do {
+            _ = try await client.request(.product(9))
+            Issue.record("a 410 passed validation")
+        } catch {
+            #expect(error.response?.statusCode == 410)
+        }
+    }
+
+    @Test("timeouts, the in-memory limit, network errors, truncation and redirects behave as URLSessionTransport's")
+    func realisticFailures() async throws {
+        let stubs = StubTransport<TestEndpoint>(
+            .custom { endpoint in
+                switch endpoint.path {
+                case "slow": .string("late").delayed(by: .seconds(5))
+                case "big": StubResponse(body: Data(count: 4096))
+                case "down": .networkError(.cannotConnectToHost)
+                case "cut": StubResponse(body: Data(count: 1000)).truncated(after: 100)
+                case "moved": .redirect(to: URL(string: "https://api.example.com/v1/here") ?? URL(fileURLWithPath: "/"))
+                default: .string("here")
+                }
+            })
+        stubs.stub(TestEndpoint(path: "here"), with: .string("here"))
+        let client = Client<TestEndpoint>(transport: stubs)
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            _ = try await client.request(TestEndpoint(path: "slow", timeout: 0.3))
+            Issue.record("no timeout")
+        } catch {
+            guard case .timedOut(let failure) = error else { throw error }
+            #expect(failure.limit == .idle)
+        }
+        #expect(clock.now - start < .seconds(2))
+        do {
+            _ = try await client.request(TestEndpoint(path: "slow", totalTimeout: 0.3))
+            Issue.record("no total timeout")
+        } catch {
+            guard case .timedOut(let failure) = error else { throw error }
+            #expect(failure.limit == .total)
+        }
+        await #expect(throws: NALError.self) {
+            try await client.request(TestEndpoint(path: "big"), options: RequestOptions(maximumResponseSize: 1024))
+        }
+        do {
+            _ = try await client.request(TestEndpoint(path: "down"))
+        } catch {
+            guard case .transport(let urlError) = error else { throw error }
+            #expect(urlError.code == .cannotConnectToHost)
+        }
+        do {
+            _ = try await client.request(TestEndpoint(path: "cut"))
+        } catch {
+            guard case .transport(let urlError) = error else { throw error }
+            #expect(urlError.code == .networkConnectionLost)
+        }
+        let moved = try await client.request(TestEndpoint(path: "moved"))
+        #expect(moved.string() == "here")
+        #expect(moved.httpResponse.url?.path == "/v1/here")
+        let unfollowed = Client<TestEndpoint>(
+            transport: StubTransport<TestEndpoint>(
+                .custom { _ in .redirect(to: URL(fileURLWithPath: "/")) }, redirectPolicy: .doNotFollow))
+        #expect(try await unfollowed.request(TestEndpoint(validation: .none)).statusCode == 302)
+    }
+}
+
+@Suite("StubResponse")
+struct StubResponseTests {
+    @Test("shorthands: JSON with sorted keys, text, a network error, a redirect")
+    func shorthands() async throws {
+        struct Item: Encodable { var zeta = 1, alpha = "a" }
+        let json = StubResponse.json(Item(), status: 201)
+        #expect(json.status == 201)
+        #expect(json.headers["Content-Type"] == "application/json")
+        guard case .data(let body) = json.body else { throw CancellationError() }
+        #expect(String(decoding: body, as: UTF8.self) == #"{"alpha":"a","zeta":1}"#)
+        struct Bad: Encodable { var value = Double.nan }
+        #expect(StubResponse.json(Bad()).status == 500)
+        #expect(StubResponse.string("hi").headers["Content-Type"] == "text/plain; charset=utf-8")
+        #expect(StubResponse.networkError(.timedOut).failure == .timedOut)
+        let redirect = StubResponse.redirect(to: try #require(URL(string: "https://x.test/y")), status: 307)
+        #expect(redirect.status == 307)
+        #expect(redirect.headers["Location"] == "https://x.test/y")
+    }
+
+    @Test("throttling presets have OHHTTPStubs' values; modifiers compose")
+    func modifiers() {
+        #expect(NetworkSpeed.allCases.map(\.bytesPerSecond) == [7_000, 16_000, 400_000, 900_000, 1_500_000])
+        let response = StubResponse.string("x").delayed(by: .seconds(1)).throttled(.edge).truncated(after: 10)
+        #expect(response.delay == .seconds(1))
+        #expect(response.bytesPerSecond == 16_000)
+        #expect(response.truncationPoint == 10)
+    }
+
+    @Test("a throttled body takes the time its size and speed say")
+    func throttledTiming() async throws {
+        let body = Data(count: 30_000)
+        let client = Client<TestEndpoint>(
+            transport: StubTransport<TestEndpoint>(
+                .custom { _ in StubResponse(body: body).throttled(bytesPerSecond: 100_000) }))
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect(try await client.request(TestEndpoint()).data.count == 30_000)
+        let elapsed = clock.now - start
+        #expect(elapsed >= .milliseconds(280) && elapsed < .seconds(2), "took \(elapsed)")
+    }
+}
