@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         .executableTarget(
             name: "nal-bench",
-            dependencies: ["NALCore", "NALLogging", "NALMiddleware", "CMallocCounter"],
+            dependencies: ["NALCore", "NALLogging", "NALMiddleware", "NALStubbing", "CMallocCounter"],
             path: "Benchmarks/nal-bench",
             swiftSettings: strictSettings
         ),

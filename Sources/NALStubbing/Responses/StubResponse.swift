@@ -109,6 +109,12 @@ public struct StubResponse: Sendable {
     }
 
     /// Whether this is a redirect that can be followed.
+    /// Whether the response can be handed over at once: in memory, without a delay, a speed limit or a failure.
+    var isReadyAtOnce: Bool {
+        guard delay == nil, bytesPerSecond == nil, failure == nil, case .data = body else { return false }
+        return true
+    }
+
     var redirectLocation: String? {
         guard [301, 302, 303, 307, 308].contains(status) else { return nil }
         return headers.first { HTTPToken.equalsIgnoringASCIICase($0.key, "Location") }?.value

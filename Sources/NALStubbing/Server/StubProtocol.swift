@@ -11,8 +11,13 @@ import NALLogging
 /// The URLProtocol of one stub server's sessions: a class per server (see `ProtocolSlot`), which hands every request
 /// to its server.
 final class StubProtocol<Slot: StubSlot>: URLProtocol, NALStubbingProtocol {
+    private struct Serving {
+        var task: Task<Void, Never>?
+        var stopped = false
+    }
+
     // Foundation makes URLProtocol non-Sendable; the serving task captures only the `ProtocolOutput` wrapper.
-    private let serving = Locked<Task<Void, Never>?>(nil)
+    private let serving = Locked(Serving())
 
     override class func canInit(with request: URLRequest) -> Bool {
         ProtocolSlot.server(at: Slot.index) != nil
@@ -29,12 +34,20 @@ final class StubProtocol<Slot: StubSlot>: URLProtocol, NALStubbingProtocol {
                 URLError(.resourceUnavailable, userInfo: [NSLocalizedDescriptionKey: "the stub server is gone"]))
             return
         }
-        let request = request
-        serving.withLock { $0 = Task { await server.serve(request, to: output) } }
+        // Outside the lock: serving may call back into URLSession, which may stop this protocol on the same thread.
+        let task = server.serve(request, to: output)
+        let stoppedMeanwhile = serving.withLock { serving in
+            serving.task = task
+            return serving.stopped
+        }
+        if stoppedMeanwhile { task?.cancel() }
     }
 
     override func stopLoading() {
-        serving.withLock { $0 }?.cancel()
+        serving.withLock { serving in
+            serving.stopped = true
+            return serving.task
+        }?.cancel()
     }
 }
 

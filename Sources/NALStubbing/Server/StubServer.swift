@@ -165,31 +165,64 @@ public final class StubServer: Sendable {
         if !unused.isEmpty { throw StubServerError.unusedStubs(unused) }
     }
 
+    /// Whether a stub answers `request`, found as serving finds it but without journaling or playing it: the
+    /// benchmark's view of the lookup. It claims a sequence's next response, as serving would.
+    package func hasStub(for request: URLRequest) -> Bool {
+        let recorded = RecordedRequest(request)
+        return state.withLock { $0.registry.answer(recorded) } != nil
+    }
+
     // MARK: Serving
 
-    /// Serves one request that reached this server's protocol.
-    func serve(_ original: URLRequest, to output: ProtocolOutput) async {
-        var request = original
-        let fromNAL = request.value(forHTTPHeaderField: StubbingSupport.markerHeader) != nil
-        request.setValue(nil, forHTTPHeaderField: StubbingSupport.markerHeader)
-        var redirects = 0
+    /// Serves one request that reached this server's protocol. What needs no waiting (a ready response without
+    /// delay, speed limit or file) is answered at once on the loading thread, since a hop to another thread costs
+    /// more than the rest of the work; the rest runs in the returned task.
+    func serve(_ original: URLRequest, to output: ProtocolOutput) -> Task<Void, Never>? {
+        var exchange = StubExchange(original)
         while true {
-            let recorded = RecordedRequest(request)
-            let found = state.withLock { state -> (StubEntry, StubRegistry.Answer)? in
-                state.journal.append(recorded)
-                return state.registry.answer(recorded)
+            guard let answer = lookUp(exchange.request) else {
+                let request = exchange.request
+                return Task { await self.unmatched(request, RecordedRequest(request), output) }
             }
-            guard let (_, answer) = found else {
-                await unmatched(request, recorded, output)
-                return
+            guard case .response(let response) = answer, response.isReadyAtOnce else {
+                return Task { [exchange] in await self.serveLater(exchange, answer, output) }
             }
+            switch exchange.outcome(of: response) {
+            case .follow(let next):
+                exchange.request = next
+            case .deliver(let http):
+                deliverAtOnce(StubPlayback(response: response), http, output)
+                return nil
+            case .fail(let error):
+                output.fail(error)
+                return nil
+            }
+        }
+    }
+
+    /// Journals a request and finds its stub; claims a sequence's next response.
+    private func lookUp(_ request: URLRequest) -> StubRegistry.Answer? {
+        let recorded = RecordedRequest(request)
+        return state.withLock { state in
+            state.journal.append(recorded)
+            return state.registry.answer(recorded)?.1
+        }
+    }
+
+    /// The waiting part of serving: handlers, delays, speed limits, files, and the redirects after them.
+    private func serveLater(
+        _ start: StubExchange, _ firstAnswer: StubRegistry.Answer, _ output: ProtocolOutput
+    ) async {
+        var exchange = start
+        var answer = firstAnswer
+        while true {
             let response: StubResponse
             switch answer {
             case .response(let stubbed):
                 response = stubbed
             case .handler(let handler):
                 do {
-                    response = try await handler(request)
+                    response = try await handler(exchange.request)
                 } catch {
                     output.fail(
                         URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: "the stub handler threw: \(error)"]))
@@ -200,29 +233,46 @@ public final class StubServer: Sendable {
             do {
                 try await playback.waitForStart()
             } catch {
-                output.fail(Self.urlError(error, url: request.url))
+                output.fail(Self.urlError(error, url: exchange.request.url))
                 return
             }
-            guard let url = request.url,
-                let http = HTTPURLResponse(
-                    url: url, statusCode: response.status, httpVersion: "HTTP/1.1", headerFields: playback.headers)
-            else {
-                output.fail(URLError(.badURL))
-                return
-            }
-            if !fromNAL, response.redirectLocation != nil, let next = RedirectPolicy.followUp(to: request, after: http)
-            {
-                redirects += 1
-                guard redirects <= 20 else {
-                    output.fail(URLError(.httpTooManyRedirects))
+            switch exchange.outcome(of: response) {
+            case .follow(let next):
+                exchange.request = next
+                guard let nextAnswer = lookUp(next) else {
+                    await unmatched(next, RecordedRequest(next), output)
                     return
                 }
-                request = next
-                continue
+                answer = nextAnswer
+            case .deliver(let http):
+                await deliver(playback, http, chunked: exchange.fromNAL, output)
+                return
+            case .fail(let error):
+                output.fail(error)
+                return
             }
-            await deliver(playback, http, chunked: fromNAL, output)
-            return
         }
+    }
+
+    /// Hands over a body that is in memory and needs no pacing, in one piece.
+    private func deliverAtOnce(_ playback: StubPlayback, _ http: HTTPURLResponse, _ output: ProtocolOutput) {
+        output.receive(http)
+        do {
+            try deliverWhole(try playback.wholeBody(), of: playback, output)
+        } catch {
+            output.fail(Self.urlError(error, url: http.url))
+        }
+    }
+
+    /// Loads `body` in one piece, cut at the truncation point, then finishes or fails as the stub says.
+    private func deliverWhole(
+        _ body: Data, of playback: StubPlayback, _ output: ProtocolOutput
+    ) throws(StubPlayback.Failure) {
+        let cut = playback.response.truncationPoint
+        let loaded = cut.map { body.prefix($0) } ?? body
+        if !loaded.isEmpty { output.load(loaded) }
+        if let cut, body.count > cut { throw .network(.networkConnectionLost) }
+        output.finish()
     }
 
     private func deliver(
@@ -232,19 +282,16 @@ public final class StubServer: Sendable {
         do {
             if chunked {
                 try await playback.playBody { chunk in output.load(chunk) }
+                output.finish()
             } else {
                 // One piece: a completion handler or data(for:) keeps only the last chunk a custom protocol loads.
-                var body = try playback.wholeBody()
-                if let cut = playback.response.truncationPoint { body = body.prefix(cut) }
+                let body = try playback.wholeBody()
                 if let bytesPerSecond = playback.response.bytesPerSecond {
-                    try? await Task.sleep(for: .nanoseconds(Int64(body.count) * 1_000_000_000 / Int64(bytesPerSecond)))
+                    let sent = playback.response.truncationPoint.map { min($0, body.count) } ?? body.count
+                    try? await Task.sleep(for: .nanoseconds(Int64(sent) * 1_000_000_000 / Int64(bytesPerSecond)))
                 }
-                if !body.isEmpty { output.load(body) }
-                if let cut = playback.response.truncationPoint, (playback.bodyLength ?? 0) > cut {
-                    throw StubPlayback.Failure.network(.networkConnectionLost)
-                }
+                try deliverWhole(body, of: playback, output)
             }
-            output.finish()
         } catch {
             output.fail(Self.urlError(error, url: http.url))
         }
