@@ -84,7 +84,13 @@ public enum FaultServer {
     public struct JournalEntry: Decodable, Sendable {
         public var method: String
         public var target: String
+        public var headers: [[String]]
         public var bodyLength: Int
+
+        /// The value of the first header named `name`, in any letter case.
+        public func header(_ name: String) -> String? {
+            headers.first { $0.first?.lowercased() == name.lowercased() }?.last
+        }
     }
 
     /// The requests the server parsed whose target contains `probe`.
@@ -95,4 +101,15 @@ public enum FaultServer {
     }
 
     public static func probe() -> String { UUID().uuidString }
+}
+
+/// Upper bounds for timing checks. Tests run in parallel on shared 2-core machines, where a saturated thread pool
+/// delays a timer by a second or two; an upper bound checks that something ends long before its broken behaviour
+/// would (a 30 s wait, an hour's Retry-After), not how fast it is. Speed is measured by `nal-bench`.
+public enum Timing {
+    /// What a loaded machine may add to an expected duration.
+    public static let slack: Duration = .seconds(3)
+
+    /// `expected` plus the slack of a loaded machine.
+    public static func bound(_ expected: Duration) -> Duration { expected + slack }
 }

@@ -210,7 +210,7 @@ struct FaultServerTests {
                 guard case .responseTooLarge(let limit, _) = error else { return false }
                 return limit == 1 << 20
             }
-            #expect(clock.now - start < .seconds(1), "\(path) took \(clock.now - start)")
+            #expect(clock.now - start < Timing.bound(.zero), "\(path) took \(clock.now - start)")
         }
     }
 }
@@ -235,7 +235,7 @@ struct FaultServerTimeoutTests {
         }
     }
 
-    @Test("0.5 s against a slow endpoint ends between 0.45 and 0.8 s with the idle timeout, and says so")
+    @Test("0.5 s against a slow endpoint ends after 0.45 s, long before the 3 s response, with the idle timeout")
     func subSecondSlow() async throws {
         var failure: NALError?
         let duration = await elapsed {
@@ -251,7 +251,7 @@ struct FaultServerTimeoutTests {
         }
         #expect(timeout.limit == .idle)
         #expect(timeout.seconds == 0.5)
-        #expect(duration >= .milliseconds(450) && duration <= .milliseconds(800), "took \(duration)")
+        #expect(duration >= .milliseconds(450) && duration <= Timing.bound(.milliseconds(500)), "took \(duration)")
         let message = "\(NALError.timedOut(timeout))"
         #expect(message.contains("/delay?ms=3000 timed out: nothing was sent or received for 0.5 s (the idle timeout)"))
     }
@@ -279,7 +279,7 @@ struct FaultServerTimeoutTests {
             return
         }
         #expect(timeout.seconds == 0.3)
-        #expect(duration < .milliseconds(700))
+        #expect(duration < Timing.bound(.milliseconds(300)))
     }
 
     @Test("a server dripping a byte every 100 ms keeps the idle timeout alive but hits the total timeout")
@@ -303,7 +303,7 @@ struct FaultServerTimeoutTests {
         }
         #expect(timeout.limit == .total)
         #expect(timeout.seconds == 2)
-        #expect(duration >= .milliseconds(1950) && duration < .seconds(3), "took \(duration)")
+        #expect(duration >= .milliseconds(1950) && duration < Timing.bound(.seconds(2)), "took \(duration)")
         #expect("\(NALError.timedOut(timeout))".contains("did not complete within 2 s (the total timeout)"))
     }
 
@@ -324,6 +324,6 @@ struct FaultServerTimeoutTests {
             return
         }
         #expect(timeout.seconds == 0.6)
-        #expect(duration < .milliseconds(1200))
+        #expect(duration < Timing.bound(.milliseconds(600)))
     }
 }
