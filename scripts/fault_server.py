@@ -20,6 +20,15 @@ these paths (query parameters in brackets):
   /flaky                    [key=K] [failures=2] [status=503] [retry_after=S]: the first `failures` requests with this
                             key get `status` (with Retry-After if given), later ones 200 "ok after N"
   /protected                [token=T]: 401 with WWW-Authenticate unless Authorization is "Bearer T", else 200
+  /sink                     reads the body as it streams (any size, Content-Length or chunked) and answers JSON
+                            {"bytes": n, "sha256": hex}; [multipart=1]: parses multipart/form-data on the fly and
+                            answers {"parts": [{"name", "filename", "contentType", "bytes", "sha256"}]}
+  /source/<N>               N deterministic bytes with an ETag, honouring Range and If-Range; [etag=v1] names the
+                            content (another etag is other bytes); [ranges=0]: ignore Range, no Accept-Ranges;
+                            [key=K] [cut=F]: the first full request with this key closes the connection after the
+                            fraction F of the body; [changed=v2]: after that cut the content is v2 (a changed file);
+                            [digest=1]: answer {"sha256": hex, "etag": ...} of the content instead;
+                            [pace_ms=M]: pause M ms after each MiB sent
   /_journal                 GET: the requests parsed so far as JSON; DELETE: forget them
 
 The port is printed on stdout as `port <n>` once the server listens. Stop it with SIGTERM or SIGINT.
@@ -27,7 +36,9 @@ The port is printed on stdout as `port <n>` once the server listens. Stop it wit
 
 import base64
 import gzip
+import hashlib
 import json
+import random
 import signal
 import socket
 import socketserver
@@ -43,6 +54,15 @@ BOMB_CACHE = {}
 FLAKY = {}
 FLAKY_LOCK = threading.Lock()
 BOMB_LOCK = threading.Lock()
+SOURCE_CUTS = {}
+SOURCE_LOCK = threading.Lock()
+# The source's content repeats a pseudo-random block whose odd length never lines up with chunks or ranges.
+SOURCE_BLOCK_LENGTH = (1 << 20) + 7
+SOURCE_BLOCKS = {}
+DIGESTS = {}
+
+# Paths whose body the handler reads itself, as it streams, instead of the request parser.
+STREAMED_PATHS = ("/sink",)
 
 
 class ClientGone(Exception):
@@ -102,6 +122,37 @@ class Connection:
         data, self.buffer = self.buffer[:count], self.buffer[count:]
         return data
 
+    def read_some(self, limit):
+        """Up to `limit` bytes: what is buffered, or one read from the socket."""
+        if not self.buffer:
+            data = self.sock.recv(limit)
+            if not data:
+                raise ClientGone()
+            return data
+        data, self.buffer = self.buffer[:limit], self.buffer[limit:]
+        return data
+
+    def body_pieces(self, request):
+        """The request's body in pieces as they arrive, for Content-Length or chunked framing."""
+        if (request.header("Transfer-Encoding") or "").lower() == "chunked":
+            while True:
+                size = int(self.read_line().split(b";")[0], 16)
+                if size == 0:
+                    while self.read_line() != b"":
+                        pass
+                    return
+                while size > 0:
+                    piece = self.read_some(min(size, 1 << 20))
+                    size -= len(piece)
+                    yield piece
+                self.read_line()
+        else:
+            remaining = int(request.header("Content-Length") or "0")
+            while remaining > 0:
+                piece = self.read_some(min(remaining, 1 << 20))
+                remaining -= len(piece)
+                yield piece
+
     def read_request(self):
         line = self.read_line()
         while line == b"":  # tolerate stray CRLF between requests
@@ -115,6 +166,8 @@ class Connection:
             name, _, value = line.decode("latin-1").partition(":")
             headers.append((name.strip(), value.strip()))
         request = Request(method, target, version, headers, b"")
+        if request.path in STREAMED_PATHS:
+            return request
         if (request.header("Transfer-Encoding") or "").lower() == "chunked":
             chunks = []
             while True:
@@ -135,7 +188,8 @@ class Connection:
 def head(status, headers, reason=None):
     reasons = {200: "OK", 204: "No Content", 301: "Moved Permanently", 302: "Found", 303: "See Other",
                307: "Temporary Redirect", 308: "Permanent Redirect", 400: "Bad Request", 401: "Unauthorized",
-               404: "Not Found", 500: "Internal Server Error", 503: "Service Unavailable"}
+               206: "Partial Content", 404: "Not Found", 416: "Range Not Satisfiable", 500: "Internal Server Error",
+               503: "Service Unavailable"}
     lines = ["HTTP/1.1 %d %s" % (status, reason or reasons.get(status, "Status"))]
     lines += ["%s: %s" % (name, value) for name, value in headers]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
@@ -170,7 +224,167 @@ def send_chunked(sock, pieces):
     sock.sendall(b"0\r\n\r\n")
 
 
-def handle(sock, request):
+def source_block(etag):
+    """The repeating block of the content named `etag`, doubled so that any window of a block is one slice."""
+    with SOURCE_LOCK:
+        if etag not in SOURCE_BLOCKS:
+            block = random.Random("nal-source-" + etag).randbytes(SOURCE_BLOCK_LENGTH)
+            SOURCE_BLOCKS[etag] = memoryview(block + block)
+        return SOURCE_BLOCKS[etag]
+
+
+def source_pieces(etag, start, end):
+    """Bytes start..<end of the content named `etag`, in pieces of at most one block."""
+    block = source_block(etag)
+    position = start
+    while position < end:
+        offset = position % SOURCE_BLOCK_LENGTH
+        size = min(end - position, SOURCE_BLOCK_LENGTH)
+        yield block[offset:offset + size]
+        position += size
+
+
+def source_digest(total, etag):
+    key = (total, etag)
+    with SOURCE_LOCK:
+        cached = DIGESTS.get(key)
+    if cached is None:
+        digest = hashlib.sha256()
+        for piece in source_pieces(etag, 0, total):
+            digest.update(piece)
+        cached = digest.hexdigest()
+        with SOURCE_LOCK:
+            DIGESTS[key] = cached
+    return cached
+
+
+def serve_source(sock, request, total):
+    """The /source/<N> endpoint: deterministic bytes with ranges, validators and optional cuts."""
+    key = request.arg("key")
+    etag_name = request.arg("etag", "v1")
+    with SOURCE_LOCK:
+        cut_done = SOURCE_CUTS.get(key, False) if key else False
+    if cut_done and request.arg("changed"):
+        etag_name = request.arg("changed")
+    etag = '"%s-%d"' % (etag_name, total)
+    if request.arg("digest") == "1":
+        body = json.dumps({"sha256": source_digest(total, etag_name), "etag": etag, "bytes": total}).encode()
+        respond(sock, 200, body, content_type="application/json")
+        return True
+    ranges = request.arg("ranges", "1") != "0"
+    start, end, status = 0, total, 200
+    wanted = request.header("Range") if ranges else None
+    if_range = request.header("If-Range")
+    if wanted and wanted.startswith("bytes=") and (if_range is None or if_range == etag):
+        first, _, last = wanted[len("bytes="):].partition("-")
+        if first.isdigit():
+            start = int(first)
+            end = min(total, int(last) + 1) if last.isdigit() else total
+            if start >= total:
+                respond(sock, 416, b"", headers=[("Content-Range", "bytes */%d" % total)])
+                return True
+            status = 206
+    headers = [("Content-Type", "application/octet-stream"), ("Content-Length", str(end - start)), ("ETag", etag)]
+    if ranges:
+        headers.append(("Accept-Ranges", "bytes"))
+    if status == 206:
+        headers.append(("Content-Range", "bytes %d-%d/%d" % (start, end - 1, total)))
+    stop = end
+    cut = request.arg("cut")
+    if cut and key and not cut_done and status == 200:
+        stop = int(total * float(cut))
+        with SOURCE_LOCK:
+            SOURCE_CUTS[key] = True
+    sock.sendall(head(status, headers))
+    pause = request.int_arg("pace_ms", 0) / 1000
+    for piece in source_pieces(etag_name, start, stop):
+        sock.sendall(piece)
+        if pause:
+            time.sleep(pause * len(piece) / (1 << 20))
+    return stop == end
+
+
+def sink(sock, connection, request):
+    """The /sink endpoint: counts and hashes the body as it streams, or each part of a multipart body."""
+    pieces = connection.body_pieces(request)
+    if request.arg("multipart") != "1":
+        digest, count = hashlib.sha256(), 0
+        for piece in pieces:
+            digest.update(piece)
+            count += len(piece)
+        body = {"bytes": count, "sha256": digest.hexdigest()}
+    else:
+        content_type = request.header("Content-Type") or ""
+        boundary = content_type.split("boundary=", 1)[1].strip('"') if "boundary=" in content_type else ""
+        body = {"parts": MultipartSink(boundary.encode()).consume(pieces)}
+    respond(sock, 200, json.dumps(body).encode(), content_type="application/json")
+
+
+class MultipartSink:
+    """Parses a multipart/form-data stream without holding it: each part's headers, size and SHA-256."""
+
+    def __init__(self, boundary):
+        self.delimiter = b"\r\n--" + boundary
+        self.parts = []
+
+    def consume(self, pieces):
+        buffer = b"\r\n"  # so that the first delimiter looks like every other
+        part = None
+        in_headers = False
+        for piece in pieces:
+            buffer += piece
+            while True:
+                if in_headers:
+                    end = buffer.find(b"\r\n\r\n")
+                    if end < 0:
+                        break
+                    part = self.start_part(buffer[:end])
+                    buffer = buffer[end + 4:]
+                    in_headers = False
+                    continue
+                found = buffer.find(self.delimiter)
+                if found < 0:
+                    keep = len(self.delimiter) + 4
+                    if part is not None and len(buffer) > keep:
+                        self.feed(part, buffer[:-keep])
+                        buffer = buffer[-keep:]
+                    break
+                if part is not None:
+                    self.feed(part, buffer[:found])
+                    self.finish(part)
+                    part = None
+                after = buffer[found + len(self.delimiter):]
+                if len(after) < 2:
+                    break
+                if after.startswith(b"--"):
+                    return self.parts
+                buffer = after[2:]  # the CRLF after the delimiter
+                in_headers = True
+        return self.parts
+
+    def start_part(self, raw):
+        entry = {"name": None, "filename": None, "contentType": None, "bytes": 0, "digest": hashlib.sha256()}
+        for line in raw.decode("utf-8", "replace").split("\r\n"):
+            name, _, value = line.partition(":")
+            if name.lower() == "content-type":
+                entry["contentType"] = value.strip()
+            elif name.lower() == "content-disposition":
+                for parameter in value.split(";")[1:]:
+                    key, _, quoted = parameter.strip().partition("=")
+                    if key in ("name", "filename"):
+                        entry[key] = quoted[1:-1] if quoted.startswith('"') else quoted
+        return entry
+
+    def feed(self, part, data):
+        part["bytes"] += len(data)
+        part["digest"].update(data)
+
+    def finish(self, part):
+        part["sha256"] = part.pop("digest").hexdigest()
+        self.parts.append(part)
+
+
+def handle(sock, request, connection=None):
     """Answers one request. Returns False when the connection must close afterwards."""
     path = request.path
     if path == "/_journal":
@@ -187,6 +401,12 @@ def handle(sock, request):
             "bodyLength": len(request.body),
         })
 
+    if path == "/sink":
+        sink(sock, connection, request)
+        return (request.header("Connection") or "").lower() != "close"
+    if path.startswith("/source/"):
+        keep_open = serve_source(sock, request, int(path[len("/source/"):]))
+        return keep_open and (request.header("Connection") or "").lower() != "close"
     if path == "/echo":
         body = json.dumps({
             "method": request.method, "path": path, "target": request.target,
@@ -276,7 +496,7 @@ class Handler(socketserver.BaseRequestHandler):
         try:
             while True:
                 request = connection.read_request()
-                if not handle(self.request, request):
+                if not handle(self.request, request, connection):
                     break
         except (ClientGone, ConnectionError, BrokenPipeError, OSError, ValueError):
             pass

@@ -6,6 +6,7 @@
 #   NAL_SKIP_BENCH=1     skip the release build and allocation gate while iterating locally
 #   NAL_HTTPBIN_URL=...  use an httpbin that is already running instead of starting one
 #   NAL_FAULT_URL=...    use a fault server that is already running instead of starting one
+#   NAL_TRANSFER_TEST_BYTES=n  the size of the big upload and download tests (default 1 GiB)
 #
 # With CI=true, a server that cannot be installed or started fails the run; elsewhere the integration tests that
 # need it are skipped and say so.
@@ -105,6 +106,11 @@ swift build --build-tests
 echo "== tests"
 swift test --skip-build
 
+# The big transfers (1 GiB uploads and downloads, resumes) saturate both cores and the disk for a while, which would
+# upset the timing of every test running beside them, so they have a pass of their own.
+echo "== big transfers (1 GiB uploads and downloads checked by SHA-256, resumes, bad files)"
+NAL_BIG_TRANSFERS=1 swift test --skip-build --filter "FaultServerTransferTests"
+
 if [[ "${NAL_SKIP_BENCH:-0}" == "1" ]]; then
     echo "== benchmarks: skipped (NAL_SKIP_BENCH=1)"
     exit 0
@@ -119,3 +125,5 @@ echo "== memory bounds (small variant; scripts/memory-bounds.sh for the full one
 scripts/memory-bounds.sh --quick
 echo "== loopback round trips (small variant; scripts/loopback-bench.sh for the full one)"
 scripts/loopback-bench.sh --quick
+echo "== big transfers: memory and throughput (small variant; scripts/transfer-bench.sh for the full one)"
+scripts/transfer-bench.sh --quick

@@ -4,6 +4,8 @@ let usage = """
     USAGE: nal-bench [--quick] [--filter <regex>] [--format table|json] [--check] [--allow-debug]
            nal-bench memory <url> [--limit <bytes>] [--calls <n>]
            nal-bench profile <scenario>     (runs one scenario alone for 5 s, for perf record)
+           nal-bench transfer upload|multipart <url> <file> | download <url> <destination>
+                              | stub-download <file> <destination> | throughput <url> <destination> <rounds>
            nal-bench loopback <url> [--rounds n] [--sequential n] [--concurrent n] [--in-flight n] [--connections n]
 
     OPTIONS:
@@ -32,6 +34,14 @@ if arguments.first == "profile", arguments.count == 2 {
 if arguments.first == "loopback" {
     do {
         exit(await LoopbackBenchmark.run(try LoopbackBenchmark.parse(Array(arguments.dropFirst()))))
+    } catch {
+        FileHandle.standardError.write(Data("Error: \(error.message)\n\(usage)\n".utf8))
+        exit(64)
+    }
+}
+if arguments.first == "transfer" {
+    do {
+        exit(try await TransferProbe.run(Array(arguments.dropFirst())))
     } catch {
         FileHandle.standardError.write(Data("Error: \(error.message)\n\(usage)\n".utf8))
         exit(64)

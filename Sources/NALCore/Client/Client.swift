@@ -54,10 +54,49 @@ public final class Client<Service: RemoteService>: Sendable {
     ) async throws(NALError)
         -> Response
     {
+        try await request(target, options: options, progress: nil)
+    }
+
+    /// Sends the request for `target`, reporting its progress, and returns the validated response.
+    private func request(
+        _ target: Service, options: RequestOptions, progress: TransferProgressHandler?
+    ) async throws(NALError) -> Response {
         if let endpointMapping {
-            return try await perform(endpointMapping(target), target: target, options: options)
+            return try await perform(endpointMapping(target), target: target, options: options, progress: progress)
         }
-        return try await perform(target, target: target, options: options)
+        return try await perform(target, target: target, options: options, progress: progress)
+    }
+
+    /// Sends the request for `target` and reports its progress, then the validated response: for uploads,
+    /// downloads, or any call whose progress should show.
+    ///
+    /// ```swift
+    /// for try await event in client.transfer(.archive(id: 7)) {
+    ///     switch event {
+    ///     case .progress(let progress): print(progress.fractionCompleted ?? 0)
+    ///     case .completed(let response): print("saved to \(response.fileURL?.path ?? "-")")
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// The stream ends with `.completed`, or throws the call's `NALError`. A consumer that stops iterating (or whose
+    /// task is cancelled) cancels the transfer. A retry starts its progress again, with `attempt` counting up.
+    public func transfer(
+        _ target: Service, options: RequestOptions = RequestOptions()
+    ) -> AsyncThrowingStream<TransferEvent, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<TransferEvent, any Error>.makeStream()
+        let task = Task {
+            do throws(NALError) {
+                let response = try await request(
+                    target, options: options, progress: { continuation.yield(.progress($0)) })
+                continuation.yield(.completed(response))
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
     }
 
     /// Sends the request for `target` and decodes its body, or the value at `keyPath` (`"data.items"`).
@@ -69,18 +108,24 @@ public final class Client<Service: RemoteService>: Sendable {
     }
 
     /// Sends the request for `target` and calls `completion` on `callbackQueue` with the validated response or the
-    /// error. The returned token cancels the call.
+    /// error. `progress`, when given, is called on `callbackQueue` as bytes move. The returned token cancels the call.
     @discardableResult
     public func request(
         _ target: Service, options: RequestOptions = RequestOptions(), callbackQueue: DispatchQueue = .main,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<Response, NALError>) -> Void
     ) -> Cancellable {
         let token = Cancellable()
+        var onQueue: TransferProgressHandler?
+        if let progress {
+            onQueue = { @Sendable value in callbackQueue.async { progress(value) } }
+        }
+        let reportProgress = onQueue
         token.attach(
             Task {
                 let result: Result<Response, NALError>
                 do throws(NALError) {
-                    result = .success(try await request(target, options: options))
+                    result = .success(try await request(target, options: options, progress: reportProgress))
                 } catch {
                     result = .failure(error)
                 }
@@ -98,7 +143,7 @@ public final class Client<Service: RemoteService>: Sendable {
     }
 
     private func perform(
-        _ endpoint: some RemoteService, target: Service, options: RequestOptions
+        _ endpoint: some RemoteService, target: Service, options: RequestOptions, progress: TransferProgressHandler?
     )
         async throws(NALError) -> Response
     {
@@ -114,10 +159,13 @@ public final class Client<Service: RemoteService>: Sendable {
             response = try await Self.within(
                 deadline, seconds: total, url: request.url,
                 operation: { [self] () async throws(NALError) -> Response in
-                    try await send(request, target: target, kind: prepared.kind, options: options, deadline: deadline)
+                    try await send(
+                        request, target: target, kind: prepared.kind, options: options, deadline: deadline,
+                        progress: progress)
                 })
         } else {
-            response = try await send(request, target: target, kind: prepared.kind, options: options, deadline: nil)
+            response = try await send(
+                request, target: target, kind: prepared.kind, options: options, deadline: nil, progress: progress)
         }
         let validation = endpoint.validation
         guard validation.accepts(statusCode: response.statusCode) else {
@@ -136,7 +184,7 @@ public final class Client<Service: RemoteService>: Sendable {
     /// Runs the hooks and the transport, sharing the call with identical ones when de-duplication is on.
     private func send(
         _ request: URLRequest, target: Service, kind: RequestKind, options: RequestOptions,
-        deadline: ContinuousClock.Instant?
+        deadline: ContinuousClock.Instant?, progress: TransferProgressHandler?
     ) async throws(NALError) -> Response {
         var request = request
         if let willSend {
@@ -148,8 +196,11 @@ public final class Client<Service: RemoteService>: Sendable {
                 throw .hookFailed(error)
             }
         }
-        let context = TransportContext(endpoint: target, kind: kind, options: options, deadline: deadline)
-        guard let inFlight, let key = InFlightRequests.Key(request, kind: kind, options: options) else {
+        let context = TransportContext(
+            endpoint: target, kind: kind, options: options, deadline: deadline, progress: progress)
+        // A call that reports progress is its caller's own; sharing it would send one caller's events to another.
+        guard let inFlight, progress == nil, let key = InFlightRequests.Key(request, kind: kind, options: options)
+        else {
             return try await transport.send(request, context: context)
         }
         let transport = transport

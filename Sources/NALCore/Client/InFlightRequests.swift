@@ -9,9 +9,9 @@ import NALLogging
 
 /// Shares one transport call among identical concurrent requests (Mockingbird's `trackInProgress`).
 ///
-/// Requests are identical when everything that is sent is: method, URL, headers, body (including an upload's
-/// bytes), timeout and in-memory limit. A request whose body cannot be compared (a file, a multipart upload, a
-/// download) is never shared. A caller that is cancelled gets `NALError.cancelled` at once and the others carry on;
+/// Requests are identical when everything that is sent is: method, URL, headers, body (an upload's bytes; a file
+/// by path, size and modification date; a multipart upload by its parts), timeout and in-memory limit. Downloads,
+/// and bodies from a stream, are never shared. A caller that is cancelled gets `NALError.cancelled` at once and the others carry on;
 /// the shared call itself is cancelled only when its last caller leaves, and it then leaves the table, so a new
 /// identical request starts a fresh call. Joining and leaving happen under one lock.
 final class InFlightRequests: Sendable {
@@ -22,15 +22,58 @@ final class InFlightRequests: Sendable {
         let url: String
         let headers: [String: String]
         let body: Data?
+        let upload: [UploadPart]
         let timeout: TimeInterval
         let maximumResponseSize: Int?
+
+        /// What identifies an uploaded file or part without reading a file.
+        struct UploadPart: Hashable, Sendable {
+            var name = ""
+            var fileName: String?
+            var mimeType: String?
+            var data: Data?
+            var path: String?
+            var size: Int64?
+            var modified: Date?
+
+            init(
+                name: String = "", fileName: String? = nil, mimeType: String? = nil,
+                _ provider: MultipartFormBodyPart.Provider
+            ) {
+                self.name = name
+                self.fileName = fileName
+                self.mimeType = mimeType
+                switch provider {
+                case .data(let bytes):
+                    data = bytes
+                case .file(let url):
+                    path = url.standardizedFileURL.path
+                    let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+                    size = (attributes?[.size] as? NSNumber)?.int64Value
+                    modified = attributes?[.modificationDate] as? Date
+                }
+            }
+        }
 
         /// The key of a request, or `nil` when what it sends cannot be compared.
         init?(_ request: URLRequest, kind: RequestKind, options: RequestOptions) {
             switch kind {
-            case .data: body = request.httpBody
-            case .upload(.data(let data)): body = data
-            case .upload(.file), .upload(.multipart), .download: return nil
+            case .data:
+                body = request.httpBody
+                upload = []
+            case .upload(.data(let data)):
+                body = data
+                upload = []
+            case .upload(.file(let url)):
+                body = nil
+                upload = [UploadPart(.file(url))]
+            case .upload(.multipart(let parts)):
+                body = nil
+                upload = parts.map {
+                    UploadPart(name: $0.name, fileName: $0.fileName, mimeType: $0.mimeType, $0.provider)
+                }
+            case .download:
+                return nil
             }
             guard request.httpBodyStream == nil else { return nil }
             method = request.httpMethod ?? "GET"

@@ -33,6 +33,8 @@ extension NALError: CustomStringConvertible {
         case .responseTooLarge(let limit, let url):
             "The response from \(DisplayText.url(url)) exceeded the in-memory limit of \(limit) bytes; raise "
                 + "maximumResponseSize or download to a file."
+        case .file(let failure):
+            "File failed: \(failure)"
         }
     }
 

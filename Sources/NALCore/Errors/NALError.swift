@@ -21,6 +21,9 @@ public enum NALError: Error, Sendable {
     case timedOut(TimeoutFailure)
     /// The body grew past the transport's in-memory limit; the download was stopped there.
     case responseTooLarge(limit: Int, url: URL?)
+    /// A file of an upload or download could not be read or written: missing, a directory, read-only, or the disk
+    /// is full. Nothing is left behind: no partial file remains unless the destination keeps it for resuming.
+    case file(FileFailure)
     /// A client hook (such as `willSend`) threw an error that is not an `NALError`.
     case hookFailed(any Error)
     /// A middleware threw an error that is not an `NALError`. `middleware` names its type.

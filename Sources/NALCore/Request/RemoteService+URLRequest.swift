@@ -83,9 +83,14 @@ extension RequestType {
     /// the endpoint set any header, so that a request without headers skips the Content-Type lookup.
     fileprivate func applyBody(to request: inout URLRequest, method: HTTPMethod, hasHeaders: Bool) throws(NALError) {
         switch self {
-        case .plain, .encodableQuery, .uploadData, .uploadFile, .uploadMultipart, .uploadCompositeMultipart,
-            .download:
+        case .plain, .encodableQuery, .uploadData, .uploadFile, .download:
             return
+        case .uploadMultipart(let parts), .uploadCompositeMultipart(let parts, _):
+            // The boundary is chosen here, where headers are; the transport encodes the body with it.
+            let current = hasHeaders ? request.value(forHTTPHeaderField: "Content-Type") : nil
+            if current.flatMap(MultipartEncoder.boundary(inContentType:)) == nil {
+                request.setValue(MultipartEncoder(parts: parts).contentType, forHTTPHeaderField: "Content-Type")
+            }
         case .data(let data), .compositeData(let data, _):
             request.httpBody = data
         case .jsonEncodable(let value):

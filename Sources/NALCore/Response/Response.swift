@@ -13,8 +13,11 @@ public struct Response: Sendable {
     /// reading `allHeaderFields` converts the whole dictionary, which most callers never need.
     public var headers: HTTPHeaders { headerCache.headers(of: httpResponse) }
     private let headerCache = HeaderCache()
-    /// The body.
+    /// The body; empty for a download, whose body is in `fileURL`.
     public let data: Data
+    /// Where a download's body was stored: the final file, moved into place. `nil` for other calls, and for a
+    /// download whose status was not a success (its body is then in `data`).
+    public let fileURL: URL?
     /// The request that was sent (after hooks and middleware).
     public let request: URLRequest
     /// Foundation's response object.
@@ -23,10 +26,13 @@ public struct Response: Sendable {
     public let timing: ResponseTiming
 
     /// Creates a response; transports and stubs call this.
-    public init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data, timing: ResponseTiming) {
+    public init(
+        request: URLRequest, httpResponse: HTTPURLResponse, data: Data, timing: ResponseTiming, fileURL: URL? = nil
+    ) {
         self.request = request
         self.httpResponse = httpResponse
         self.data = data
+        self.fileURL = fileURL
         self.timing = timing
         statusCode = httpResponse.statusCode
     }

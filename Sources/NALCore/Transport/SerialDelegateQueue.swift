@@ -1,10 +1,10 @@
 import Synchronization
 
 #if canImport(FoundationNetworking)
-    import Foundation
+    package import Foundation
     import FoundationNetworking
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// The delegate queue of `URLSessionTransport`'s session: every delegate callback runs in order on one serial
@@ -20,11 +20,14 @@ import Synchronization
 ///   the callbacks consume them pile up in memory. When more than `highWater` callbacks are waiting, the producer
 ///   waits here until they drop below `lowWater`; libcurl stops reading meanwhile and TCP slows the sender down.
 ///   The wait is capped (`maximumWait`), and no delegate callback of NAL's blocks on the work queue, so this cannot
-///   deadlock.
-final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
+///   deadlock. A producer running in a Swift task (a URLProtocol such as NAL's stub server) is never blocked: that
+///   would starve the cooperative thread pool. It waits with `awaitCapacity()` instead.
+package final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
     // @unchecked: the state is an immutable serial dispatch queue and an atomic counter, both thread-safe.
     private let queue = DispatchQueue(label: "dev.nal.transport.delegate")
     private let waiting = Atomic<Int>(0)
+    /// Callbacks waiting on every queue, for producers that wait in a task.
+    private static let waitingEverywhere = Atomic<Int>(0)
 
     /// Callbacks waiting past which the producer is held back: about 8 MiB of 16 KiB chunks.
     static let highWater = 512
@@ -36,12 +39,27 @@ final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
         maxConcurrentOperationCount = 1
     }
 
-    override func addOperation(_ block: @escaping @Sendable () -> Void) {
-        if waiting.load(ordering: .relaxed) >= Self.highWater { holdBack() }
+    override package func addOperation(_ block: @escaping @Sendable () -> Void) {
+        if waiting.load(ordering: .relaxed) >= Self.highWater, withUnsafeCurrentTask(body: { $0 == nil }) {
+            holdBack()
+        }
         waiting.add(1, ordering: .relaxed)
+        Self.waitingEverywhere.add(1, ordering: .relaxed)
         queue.async {
             block()
             self.waiting.subtract(1, ordering: .relaxed)
+            Self.waitingEverywhere.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// Waits, without blocking a thread, while the transports' delegate queues hold more than `highWater` callbacks
+    /// between them (at most `maximumWait`): the backpressure for producers that run in Swift tasks.
+    package static func awaitCapacity() async {
+        guard waitingEverywhere.load(ordering: .relaxed) >= highWater else { return }
+        let clock = ContinuousClock()
+        let giveUp = clock.now + maximumWait
+        while waitingEverywhere.load(ordering: .relaxed) > lowWater, clock.now < giveUp {
+            try? await Task.sleep(for: .milliseconds(1))
         }
     }
 

@@ -30,6 +30,11 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
         var lastActivity: ContinuousClock.Instant
         /// The task, so that the idle timer can cancel it.
         let task: URLSessionTask
+        /// Where a download's body goes, or `nil` to keep every body in memory.
+        let routing: (any BodyRouting)?
+        /// Where this response's body goes, once its first bytes (or its end) have arrived.
+        var route: BodyRoute?
+        let progress: ProgressReporter?
     }
 
     private let states = Locked<[Int: State]>([:])
@@ -49,15 +54,30 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
         check.withLock { $0 = { [weak self] in self?.checkIdleTimes() } }
     }
 
-    /// Sends `request` once, without following redirects, and returns the response and body.
+    /// Sends `request` once, without following redirects, and returns the response and the body kept in memory.
+    ///
+    /// - Parameters:
+    ///   - upload: the request body to stream, when it is not in the request.
+    ///   - routing: where a download's body goes; without it every body is kept in memory, up to `limit`.
     func exchange(
-        _ request: URLRequest, in session: URLSession, limit: Int, idleTimeout: TimeInterval
+        _ request: URLRequest, in session: URLSession, limit: Int, idleTimeout: TimeInterval,
+        upload: UploadBody? = nil, routing: (any BodyRouting)? = nil, progress: ProgressReporter? = nil
     ) async throws(NALError) -> (HTTPURLResponse, Data) {
-        let task = session.dataTask(with: request)
+        let task: URLSessionDataTask
+        switch upload {
+        case nil: task = session.dataTask(with: request)
+        case .data(let data)?: task = session.uploadTask(with: request, from: data)
+        case .file(let file)?: task = session.uploadTask(with: request, fromFile: file)
+        }
         let identifier = task.taskIdentifier
+        let state = { (continuation: UnsafeContinuation<Outcome, Never>) in
+            State(
+                limit: limit, idleTimeout: idleTimeout, url: request.url, continuation: continuation,
+                lastActivity: .now, task: task, routing: routing, progress: progress)
+        }
         let outcome = await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
-                start(task, url: request.url, limit: limit, idleTimeout: idleTimeout, continuation: continuation)
+                start(task, state(continuation))
             }
         } onCancel: {
             end(task, identifier, with: .failure(.cancelled))
@@ -65,14 +85,8 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
         return try outcome.get()
     }
 
-    private func start(
-        _ task: URLSessionDataTask, url: URL?, limit: Int, idleTimeout: TimeInterval,
-        continuation: UnsafeContinuation<Outcome, Never>
-    ) {
+    private func start(_ task: URLSessionDataTask, _ state: State) {
         let identifier = task.taskIdentifier
-        let state = State(
-            limit: limit, idleTimeout: idleTimeout, url: url, continuation: continuation, lastActivity: .now, task: task
-        )
         let startsTimer = states.withLock { states -> Bool in
             states[identifier] = state
             return ticking.withLock { ticking in
@@ -123,45 +137,128 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
+    /// What a body chunk leads to, decided under the lock and done outside it.
+    private enum ChunkAction {
+        case none
+        case overflow(limit: Int, url: URL?)
+        /// The first chunk of a download: decide where its body goes.
+        case route(any BodyRouting, ProgressReporter?)
+        case write(any BodyRouting, ProgressReporter?)
+        case count(ProgressReporter)
+    }
+
     /// Delegate callbacks run one at a time on the session's delegate queue, which is what limits throughput with
-    /// many calls in flight; they do as little as possible. The first chunk is kept as is (no copy), and a
-    /// `Content-Length` over the limit ends the call before any body is kept.
+    /// many calls in flight; they do as little as possible, and file writes happen outside the lock.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let identifier = dataTask.taskIdentifier
-        let overflow = states.withLock { states -> (limit: Int, url: URL?)? in
-            guard let index = states.index(forKey: identifier) else { return nil }
+        let action = states.withLock { states -> ChunkAction in
+            guard let index = states.index(forKey: identifier) else { return .none }
             states.values[index].lastActivity = .now
-            let limit = states.values[index].limit
-            if states.values[index].body.isEmpty {
+            let progress = states.values[index].progress
+            if let routing = states.values[index].routing {
+                switch states.values[index].route {
+                case nil: return .route(routing, progress)
+                case .file?: return .write(routing, progress)
+                case .memory?: break
+                }
+            } else if progress != nil, states.values[index].route == nil {
+                states.values[index].route = .memory
                 let announced = dataTask.response?.expectedContentLength ?? -1
-                guard data.count <= limit, announced <= Int64(limit) else { return (limit, states.values[index].url) }
-                states.values[index].body = data
-                return nil
+                progress?.expectReceiving(announced >= 0 ? announced : nil, alreadyReceived: 0)
             }
-            let size = states.values[index].body.count + data.count
-            guard size <= limit else { return (limit, states.values[index].url) }
-            if size > Self.largeBody, states.values[index].body.count <= Self.largeBody {
-                // A large body gets its final capacity once: growing by doubling would briefly hold the old and
-                // the new buffer, up to 1.5 times the limit. Capacity that is never written is never resident.
-                let announced = dataTask.response?.expectedContentLength ?? -1
-                states.values[index].body.reserveCapacity(announced > 0 ? min(Int(announced), limit) : limit)
+            if let overflow = Self.keep(data, in: &states.values[index], announced: dataTask.response) {
+                return .overflow(limit: overflow.limit, url: overflow.url)
             }
-            states.values[index].body.append(data)
+            return progress.map { .count($0) } ?? .none
+        }
+        switch action {
+        case .none:
+            return
+        case .overflow(let limit, let url):
+            end(dataTask, identifier, with: .failure(.responseTooLarge(limit: limit, url: url)))
+        case .count(let progress):
+            progress.received(data.count)
+        case .route(let routing, let progress):
+            guard let response = dataTask.response as? HTTPURLResponse else { return }
+            do {
+                let route = try decideRoute(identifier, response: response, routing: routing, progress: progress)
+                if route == .memory {
+                    let overflow = states.withLock { states -> (limit: Int, url: URL?)? in
+                        guard let index = states.index(forKey: identifier) else { return nil }
+                        return Self.keep(data, in: &states.values[index], announced: response)
+                    }
+                    if let overflow {
+                        end(
+                            dataTask, identifier,
+                            with: .failure(.responseTooLarge(limit: overflow.limit, url: overflow.url)))
+                    }
+                    return
+                }
+                try routing.write(data)
+                progress?.received(data.count)
+            } catch {
+                end(dataTask, identifier, with: .failure(error))
+            }
+        case .write(let routing, let progress):
+            do {
+                try routing.write(data)
+                progress?.received(data.count)
+            } catch {
+                end(dataTask, identifier, with: .failure(error))
+            }
+        }
+    }
+
+    /// Asks `routing` where the body of `response` goes, and remembers it.
+    @discardableResult
+    private func decideRoute(
+        _ identifier: Int, response: HTTPURLResponse, routing: any BodyRouting, progress: ProgressReporter?
+    ) throws(NALError) -> BodyRoute {
+        let route = try routing.route(for: response)
+        switch route {
+        case .memory:
+            let announced = response.expectedContentLength
+            progress?.expectReceiving(announced >= 0 ? announced : nil, alreadyReceived: 0)
+        case .file(let alreadyReceived, let total):
+            progress?.expectReceiving(total, alreadyReceived: alreadyReceived)
+        }
+        states.withLock { $0[identifier]?.route = route }
+        return route
+    }
+
+    /// Keeps `data` in memory; returns the limit when the body passes it. The first chunk is kept as is (no copy),
+    /// and a `Content-Length` over the limit ends the call before any body is kept.
+    private static func keep(
+        _ data: Data, in state: inout State, announced response: URLResponse?
+    ) -> (limit: Int, url: URL?)? {
+        let limit = state.limit
+        let announced = response?.expectedContentLength ?? -1
+        if state.body.isEmpty {
+            guard data.count <= limit, announced <= Int64(limit) else { return (limit, state.url) }
+            state.body = data
             return nil
         }
-        if let overflow {
-            end(dataTask, identifier, with: .failure(.responseTooLarge(limit: overflow.limit, url: overflow.url)))
+        let size = state.body.count + data.count
+        guard size <= limit else { return (limit, state.url) }
+        if size > Self.largeBody, state.body.count <= Self.largeBody {
+            // A large body gets its final capacity once: growing by doubling would briefly hold the old and the new
+            // buffer, up to 1.5 times the limit. Capacity that is never written is never resident.
+            state.body.reserveCapacity(announced > 0 ? min(Int(announced), limit) : limit)
         }
+        state.body.append(data)
+        return nil
     }
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
-        states.withLock { states in
-            guard let index = states.index(forKey: task.taskIdentifier) else { return }
+        let progress = states.withLock { states -> ProgressReporter? in
+            guard let index = states.index(forKey: task.taskIdentifier) else { return nil }
             states.values[index].lastActivity = .now
+            return states.values[index].progress
         }
+        progress?.sent(totalBytesSent, of: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
     }
 
     /// NAL follows redirects itself (see `RedirectPolicy`), so FoundationNetworking never does: it would drop the
@@ -190,6 +287,19 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let identifier = task.taskIdentifier
+        // A download whose body was empty has not been routed yet: its (empty) file must still be made.
+        let unrouted = states.withLock { states -> (any BodyRouting, ProgressReporter?)? in
+            guard let state = states[identifier], state.route == nil, let routing = state.routing else { return nil }
+            return (routing, state.progress)
+        }
+        if error == nil, let (routing, progress) = unrouted, let response = task.response as? HTTPURLResponse {
+            do {
+                try decideRoute(identifier, response: response, routing: routing, progress: progress)
+            } catch {
+                end(task, identifier, with: .failure(error))
+                return
+            }
+        }
         let outcome = states.withLock { states -> Outcome? in
             guard let state = states[identifier] else { return nil }
             if let challenged = state.challengeResponse, error == nil || (error as? URLError)?.code == .cancelled {

@@ -7,6 +7,9 @@ package enum StubbingSupport {
     /// The header that marks a request from `URLSessionTransport`. Only sessions with a `NALStubbingProtocol` get it,
     /// and the stub server removes it before anything else sees the request.
     package static let markerHeader = "X-NAL-Transport"
+    /// The header that names the file an upload streams, for the stub server's journal: a URLProtocol cannot see
+    /// upload bodies on Linux. Sent only with `markerHeader`, and removed with it.
+    package static let uploadFileHeader = "X-NAL-Upload-File"
 
     /// Whether `classes` include a NAL stubbing protocol.
     package static func includesStubbing(_ classes: [AnyClass]?) -> Bool {

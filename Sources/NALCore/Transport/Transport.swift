@@ -29,22 +29,35 @@ public struct TransportContext: Sendable {
     /// Which attempt this is: 1 for the first, 2 for the first retry. Set by retrying middleware, so that inner
     /// middleware, transports and logs can tell a retry from a first attempt.
     public let attempt: Int
+    /// Receives the transfer's progress, when the caller asked for it (`Client.transfer(_:)`). Transports report
+    /// bytes sent and received to it, tagged with `attempt`; middleware passes it on untouched by passing the context.
+    public let progress: TransferProgressHandler?
 
     /// Creates a context.
     public init(
         endpoint: any RemoteService, kind: RequestKind = .data, options: RequestOptions = RequestOptions(),
-        deadline: ContinuousClock.Instant? = nil, attempt: Int = 1
+        deadline: ContinuousClock.Instant? = nil, attempt: Int = 1, progress: TransferProgressHandler? = nil
     ) {
         self.endpoint = endpoint
         self.kind = kind
         self.options = options
         self.deadline = deadline
         self.attempt = attempt
+        self.progress = progress
     }
 
     /// This context for another attempt of the same call.
     public func forAttempt(_ attempt: Int) -> TransportContext {
-        TransportContext(endpoint: endpoint, kind: kind, options: options, deadline: deadline, attempt: attempt)
+        TransportContext(
+            endpoint: endpoint, kind: kind, options: options, deadline: deadline, attempt: attempt, progress: progress)
+    }
+
+    /// A progress reporter for this attempt, or `nil` when nobody listens.
+    package func progressReporter(totalBytesToSend: Int64? = nil) -> ProgressReporter? {
+        guard case .upload = kind else {
+            return ProgressReporter(progress, attempt: attempt, measuresUpload: false)
+        }
+        return ProgressReporter(progress, attempt: attempt, measuresUpload: true, totalBytesToSend: totalBytesToSend)
     }
 }
 

@@ -41,16 +41,24 @@ public final class URLSessionTransport: Transport {
     private let sessionIdleTimeout: TimeInterval
     /// Whether the session answers from NAL's stub server, which must know it is talking to this transport.
     private let marksRequestsForStubs: Bool
-    /// The most bytes of body kept in memory; more ends the call with `NALError.responseTooLarge`.
+    /// The most bytes of body kept in memory; more ends the call with `NALError.responseTooLarge`. Downloads to a
+    /// file are not limited by it.
     public let maximumResponseSize: Int
+    /// The size up to which a multipart body is built in memory; a larger one is written to a temporary file and
+    /// streamed from it.
+    public let multipartMemoryThreshold: Int
+    /// The default `multipartMemoryThreshold`: 10 MiB.
+    public static let defaultMultipartMemoryThreshold = 10 << 20
 
     /// Creates a transport with its own session.
     public init(
         configuration: URLSessionConfiguration = .default,
         maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
-        redirectPolicy: RedirectPolicy = .follow
+        redirectPolicy: RedirectPolicy = .follow,
+        multipartMemoryThreshold: Int = URLSessionTransport.defaultMultipartMemoryThreshold
     ) {
         self.maximumResponseSize = maximumResponseSize
+        self.multipartMemoryThreshold = multipartMemoryThreshold
         self.redirectPolicy = redirectPolicy
         let own = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         additionalHeaders = (own.httpAdditionalHeaders ?? [:])
@@ -70,57 +78,144 @@ public final class URLSessionTransport: Transport {
         session.finishTasksAndInvalidate()
     }
 
-    /// Sends `request`, follows redirects, and collects the whole body.
+    /// Sends `request`, follows redirects, and collects the whole body, or streams it to a download's file.
     public func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
         var request = request
         try addAdditionalHeaders(to: &request)
         try Self.checkSendable(request)
         if marksRequestsForStubs { request.setValue("1", forHTTPHeaderField: StubbingSupport.markerHeader) }
         let idleTimeout = try idleTimeout(of: request)
-        switch context.kind {
-        case .data:
-            break
-        case .download:
-            throw .invalidRequest(.unsupportedRequestType("download"))
-        case .upload(.data(let body)):
-            request.httpBody = body
-        case .upload(.file(let file)):
-            do {
-                request.httpBody = try Data(contentsOf: file)
-            } catch {
-                throw .transport(URLError(.cannotOpenFile, userInfo: [NSURLErrorFailingURLErrorKey: file]))
-            }
-        case .upload(.multipart):
-            throw .invalidRequest(.unsupportedRequestType("uploadMultipart"))
-        }
+        let started = (date: Date(), instant: ContinuousClock.now)
+        let (upload, temporaryFile) = try uploadBody(for: context.kind, of: &request)
+        defer { if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) } }
+        let progress = context.progressReporter(totalBytesToSend: upload?.size)
 
         let limit = context.options.maximumResponseSize ?? maximumResponseSize
-        let startDate = Date()
-        let clock = ContinuousClock()
-        let start = clock.now
-        var current = request
+        var sent = request
         // A request with its own timeout gets the backstop in place of it (Foundation would truncate 0.5 to 0); one
         // that keeps the default uses the session's, so the common case copies nothing.
-        if current.timeoutInterval != Self.defaultRequestTimeout {
-            current.timeoutInterval = Self.backstop(for: idleTimeout)
+        if sent.timeoutInterval != Self.defaultRequestTimeout {
+            sent.timeoutInterval = Self.backstop(for: idleTimeout)
         }
+        let exchange = Exchange(limit: limit, idleTimeout: idleTimeout, progress: progress)
+        if case .download(let destination) = context.kind {
+            return try await download(sent, as: request, to: destination, exchange, started: started)
+        }
+        let (httpResponse, data) = try await followingRedirects(sent, upload: upload?.body, exchange)
+        progress?.complete()
+        return Response(
+            request: request, httpResponse: httpResponse, data: data,
+            timing: ResponseTiming(start: started.date, duration: .now - started.instant))
+    }
+
+    /// What one call's exchanges share.
+    private struct Exchange {
+        let limit: Int
+        let idleTimeout: TimeInterval
+        let progress: ProgressReporter?
+        var routing: (any BodyRouting)?
+    }
+
+    /// Sends `request` and the redirects that follow; an upload's body goes along where the method is kept (307,
+    /// 308).
+    private func followingRedirects(
+        _ request: URLRequest, upload: UploadBody?, _ exchange: Exchange
+    ) async throws(NALError) -> (HTTPURLResponse, Data) {
+        var current = request
+        var upload = upload
         var redirects = 0
         while true {
             let (httpResponse, data) = try await tasks.exchange(
-                current, in: session, limit: limit, idleTimeout: idleTimeout)
+                current, in: session, limit: exchange.limit, idleTimeout: exchange.idleTimeout, upload: upload,
+                routing: exchange.routing, progress: exchange.progress)
             if let cutShort = SessionTasks.truncatedGzip(httpResponse, url: current.url) { throw cutShort }
-            guard let next = try followUp(to: current, after: httpResponse) else {
-                return Response(
-                    request: request, httpResponse: httpResponse, data: data,
-                    timing: ResponseTiming(start: startDate, duration: clock.now - start))
-            }
+            guard let next = try followUp(to: current, after: httpResponse) else { return (httpResponse, data) }
             redirects += 1
             guard redirects <= Self.maximumRedirects else {
                 throw .transport(
                     URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: next.url as Any]))
             }
+            if (next.httpMethod ?? "GET") != (current.httpMethod ?? "GET") { upload = nil }
             current = next
         }
+    }
+
+    /// Streams the body to `destination`'s partial file, resumes with a range request when the connection breaks
+    /// and the server allows it, and moves the file into place. A response that is not a success keeps its body in
+    /// memory and leaves no file.
+    private func download(
+        _ request: URLRequest, as original: URLRequest, to destination: DownloadDestination, _ exchange: Exchange,
+        started: (date: Date, instant: ContinuousClock.Instant)
+    ) async throws(NALError) -> Response {
+        let job = DownloadJob(destination, for: request)
+        var exchange = exchange
+        exchange.routing = job
+        var resumes = 0
+        while true {
+            var attempt = request
+            for (name, value) in job.resumeHeaders { attempt.setValue(value, forHTTPHeaderField: name) }
+            do {
+                let (httpResponse, data) = try await followingRedirects(attempt, upload: nil, exchange)
+                let timing = ResponseTiming(start: started.date, duration: .now - started.instant)
+                guard (200..<300).contains(httpResponse.statusCode) else {
+                    job.abandon()
+                    return Response(request: original, httpResponse: httpResponse, data: data, timing: timing)
+                }
+                let file = try job.finish()
+                exchange.progress?.complete()
+                return Response(
+                    request: original, httpResponse: httpResponse, data: Data(), timing: timing, fileURL: file)
+            } catch {
+                if resumes < DownloadJob.maximumResumes, !Task.isCancelled, job.prepareResume(after: error) {
+                    resumes += 1
+                    CoreLog.request.notice(
+                        "download from \(DisplayText.url(request.url), privacy: .public) interrupted (\(error)); resuming"
+                    )
+                    continue
+                }
+                job.abandon()
+                throw error
+            }
+        }
+    }
+
+    /// The body an upload streams, with its size, and the temporary file to remove afterwards (a large multipart
+    /// body). Sets a multipart request's Content-Type when it has no boundary. For a stub session, the body goes
+    /// where a URLProtocol can see it: bytes into `httpBody`, a file's path into a header.
+    private func uploadBody(
+        for kind: RequestKind, of request: inout URLRequest
+    ) throws(NALError) -> (upload: (body: UploadBody, size: Int64)?, temporaryFile: URL?) {
+        var upload: (body: UploadBody, size: Int64)
+        var temporaryFile: URL?
+        switch kind {
+        case .data, .download:
+            return (nil, nil)
+        case .upload(.data(let data)):
+            upload = (.data(data), Int64(data.count))
+        case .upload(.file(let file)):
+            upload = (.file(file), try FileAccess.readableFileSize(file))
+        case .upload(.multipart(let parts)):
+            let boundary = request.value(forHTTPHeaderField: "Content-Type").flatMap(
+                MultipartEncoder.boundary(inContentType:))
+            let encoder = MultipartEncoder(parts: parts, boundary: boundary)
+            if boundary == nil { request.setValue(encoder.contentType, forHTTPHeaderField: "Content-Type") }
+            let length = try encoder.contentLength()
+            if length <= Int64(multipartMemoryThreshold) {
+                upload = (.data(try encoder.encodedData()), length)
+            } else {
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "nal-multipart-\(UUID().uuidString)")
+                try encoder.write(to: file)
+                upload = (.file(file), length)
+                temporaryFile = file
+            }
+        }
+        guard marksRequestsForStubs else { return (upload, temporaryFile) }
+        switch upload.body {
+        case .data(let data): request.httpBody = data
+        case .file(let file): request.setValue(file.path, forHTTPHeaderField: StubbingSupport.uploadFileHeader)
+        }
+        return (nil, temporaryFile)
     }
 
     /// The next request of a redirect chain, or `nil` to return `response`.

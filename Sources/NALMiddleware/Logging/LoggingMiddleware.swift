@@ -80,7 +80,11 @@ public struct LoggingMiddleware: Middleware {
         if options.contains(.bodies), let data = request.httpBody {
             text += "\n" + body(data, type: request.value(forHTTPHeaderField: "Content-Type"), sensitive)
         }
-        if options.contains(.curl) { text += "\n" + request.curlCommand() }
+        if options.contains(.curl) {
+            var upload: UploadSource?
+            if case .upload(let source) = context.kind { upload = source }
+            text += "\n" + request.curlCommand(upload: upload)
+        }
         return "\(text, privacy: .public)"
     }
 

@@ -12,10 +12,15 @@ struct StubPlayback: Sendable {
         case file(URL, underlying: any Error)
         /// The task playing it was cancelled.
         case cancelled
+        /// Whoever took the body refused a chunk (a full disk, an in-memory limit).
+        case rejected(NALError)
     }
 
     /// Bytes per chunk when the body is not throttled.
     static let chunkSize = 64 * 1024
+    /// Bytes per chunk through a URLSession: libcurl's size, which the transport's backpressure is measured in (a
+    /// queue of 512 callbacks holds 8 MiB of them).
+    static let sessionChunkSize = 16 * 1024
 
     let response: StubResponse
 
@@ -51,8 +56,11 @@ struct StubPlayback: Sendable {
 
     /// Hands the body to `deliver` in chunks, at the stub's speed, and throws `.network(.networkConnectionLost)`
     /// after the truncation point.
-    func playBody(_ deliver: (Data) throws -> Void) async throws(Failure) {
-        let chunk = response.bytesPerSecond.map { max(1, min(Self.chunkSize, $0 / 10)) } ?? Self.chunkSize
+    func playBody(
+        chunkSize: Int = StubPlayback.chunkSize, pacing: (() async -> Void)? = nil,
+        _ deliver: (Data) throws(NALError) -> Void
+    ) async throws(Failure) {
+        let chunk = response.bytesPerSecond.map { max(1, min(chunkSize, $0 / 10)) } ?? chunkSize
         var remaining = response.truncationPoint ?? Int.max
         var source = try ChunkSource(response.body)
         defer { source.close() }
@@ -63,7 +71,8 @@ struct StubPlayback: Sendable {
                 let pause = Duration.nanoseconds(Int64(next.count) * 1_000_000_000 / Int64(bytesPerSecond))
                 do { try await Task.sleep(for: pause) } catch { throw .cancelled }
             }
-            do { try deliver(next) } catch { throw .cancelled }
+            do { try deliver(next) } catch { throw .rejected(error) }
+            await pacing?()
             remaining -= next.count
         }
         if let cut = response.truncationPoint, remaining <= 0, (bodyLength ?? Int.max) > cut {

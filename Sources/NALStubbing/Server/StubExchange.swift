@@ -32,8 +32,25 @@ struct StubExchange: Sendable {
         var request = original
         fromNAL = request.value(forHTTPHeaderField: StubbingSupport.markerHeader) != nil
         // Only when present: changing a URLRequest copies it whole.
-        if fromNAL { request.setValue(nil, forHTTPHeaderField: StubbingSupport.markerHeader) }
+        if fromNAL {
+            request.setValue(nil, forHTTPHeaderField: StubbingSupport.markerHeader)
+            if let path = request.value(forHTTPHeaderField: StubbingSupport.uploadFileHeader) {
+                request.setValue(nil, forHTTPHeaderField: StubbingSupport.uploadFileHeader)
+                request.httpBody = Self.journalBody(ofFileAt: path)
+            }
+        }
         self.request = request
+    }
+
+    /// The largest uploaded file whose bytes the journal keeps; a larger one is journaled without its body.
+    static let journaledFileLimit: Int64 = 64 << 20
+
+    /// The bytes of an uploaded file, for matchers and the journal: NAL's transport streams a file, which a
+    /// URLProtocol cannot see on Linux, so it names the file instead.
+    private static func journalBody(ofFileAt path: String) -> Data? {
+        let url = URL(fileURLWithPath: path)
+        guard let size = try? FileAccess.readableFileSize(url), size <= journaledFileLimit else { return nil }
+        return try? Data(contentsOf: url)
     }
 
     /// What `response` means for the request: a redirect to follow in the stub layer, or the response to deliver.

@@ -281,7 +281,11 @@ public final class StubServer: Sendable {
         output.receive(http)
         do {
             if chunked {
-                try await playback.playBody { chunk in output.load(chunk) }
+                // NAL's transport holds back a producer that runs ahead of its delegate queue; this one runs in a
+                // task, so it waits for room instead of being blocked.
+                try await playback.playBody(
+                    chunkSize: StubPlayback.sessionChunkSize, pacing: { await SerialDelegateQueue.awaitCapacity() }
+                ) { chunk in output.load(chunk) }
                 output.finish()
             } else {
                 // One piece: a completion handler or data(for:) keeps only the last chunk a custom protocol loads.
@@ -332,6 +336,9 @@ public final class StubServer: Sendable {
         switch error as? StubPlayback.Failure {
         case .network(let code)?: return URLError(code, userInfo: userInfo)
         case .cancelled?: return URLError(.cancelled, userInfo: userInfo)
+        case .rejected(let error)?:
+            userInfo[NSUnderlyingErrorKey] = error
+            return URLError(.unknown, userInfo: userInfo)
         case .file(_, let underlying)?:
             userInfo[NSUnderlyingErrorKey] = underlying
             return URLError(.cannotOpenFile, userInfo: userInfo)

@@ -104,6 +104,10 @@ public final class StubTransport<Service: RemoteService>: Transport {
         let startDate = Date()
         let clock = ContinuousClock()
         let start = clock.now
+        let uploadSize = try Self.uploadSize(of: context.kind)
+        let progress = context.progressReporter(totalBytesToSend: uploadSize)
+        var download: DownloadJob?
+        if case .download(let destination) = context.kind { download = DownloadJob(destination, for: request) }
         var current = request
         var redirects = 0
         while true {
@@ -111,7 +115,17 @@ public final class StubTransport<Service: RemoteService>: Transport {
             guard let stubbed = response(for: current, context: context, followingRedirect: redirects > 0) else {
                 return try await realTransport.send(current, context: context)
             }
-            let (http, body) = try await play(stubbed, for: current, context: context)
+            if let uploadSize, redirects == 0 {
+                try await Self.sendUpload(of: uploadSize, at: stubbed.bytesPerSecond, progress: progress)
+            }
+            let (http, body): (HTTPURLResponse, Data)
+            do {
+                (http, body) = try await play(
+                    stubbed, for: current, context: context, download: download, progress: progress)
+            } catch {
+                download?.abandon()
+                throw error
+            }
             if let location = stubbed.redirectLocation, !location.isEmpty,
                 let next = try followUp(to: current, after: http)
             {
@@ -123,9 +137,47 @@ public final class StubTransport<Service: RemoteService>: Transport {
                 current = next
                 continue
             }
-            return Response(
-                request: request, httpResponse: http, data: body,
-                timing: ResponseTiming(start: startDate, duration: clock.now - start))
+            let timing = ResponseTiming(start: startDate, duration: clock.now - start)
+            guard let download else {
+                progress?.complete()
+                return Response(request: request, httpResponse: http, data: body, timing: timing)
+            }
+            guard (200..<300).contains(http.statusCode) else {
+                download.abandon()
+                return Response(request: request, httpResponse: http, data: body, timing: timing)
+            }
+            let file = try download.finish()
+            progress?.complete()
+            return Response(request: request, httpResponse: http, data: Data(), timing: timing, fileURL: file)
+        }
+    }
+
+    /// The size of an upload's body, checking that its files can be read; `nil` for other requests.
+    private static func uploadSize(of kind: RequestKind) throws(NALError) -> Int64? {
+        switch kind {
+        case .data, .download: nil
+        case .upload(.data(let data)): Int64(data.count)
+        case .upload(.file(let url)): try FileAccess.readableFileSize(url)
+        case .upload(.multipart(let parts)): try MultipartEncoder(parts: parts).contentLength()
+        }
+    }
+
+    /// Reports an upload's bytes as sent, in chunks, at the stub's speed when it is throttled.
+    private static func sendUpload(
+        of size: Int64, at bytesPerSecond: Int?, progress: ProgressReporter?
+    ) async throws(NALError) {
+        let chunk = Int64(bytesPerSecond.map { max(1, min(StubPlayback.chunkSize, $0 / 10)) } ?? StubPlayback.chunkSize)
+        var sent: Int64 = 0
+        while sent < size {
+            sent = min(size, sent + chunk)
+            if let bytesPerSecond {
+                do {
+                    try await Task.sleep(for: .nanoseconds(chunk * 1_000_000_000 / Int64(bytesPerSecond)))
+                } catch {
+                    throw .cancelled
+                }
+            }
+            progress?.sent(sent, of: size)
         }
     }
 
@@ -164,7 +216,8 @@ public final class StubTransport<Service: RemoteService>: Transport {
 
     /// Plays a stub as URLSessionTransport would receive it: idle timeout, in-memory limit, failures.
     private func play(
-        _ stub: StubResponse, for request: URLRequest, context: TransportContext
+        _ stub: StubResponse, for request: URLRequest, context: TransportContext, download: DownloadJob?,
+        progress: ProgressReporter?
     ) async throws(NALError)
         -> (HTTPURLResponse, Data)
     {
@@ -178,18 +231,33 @@ public final class StubTransport<Service: RemoteService>: Transport {
                 throw NALError.timedOut(TimeoutFailure(limit: .idle, seconds: idle, url: request.url))
             }
             try await playback.waitForStart()
-            if let length = playback.bodyLength, length > limit, stub.truncationPoint.map({ $0 > limit }) ?? true {
-                throw NALError.responseTooLarge(limit: limit, url: request.url)
-            }
-            var body = Data()
-            try await playback.playBody { chunk throws(NALError) in
-                guard body.count + chunk.count <= limit else { throw .responseTooLarge(limit: limit, url: request.url) }
-                body.append(chunk)
-            }
             guard let url = request.url,
                 let http = HTTPURLResponse(
                     url: url, statusCode: stub.status, httpVersion: "HTTP/1.1", headerFields: playback.headers)
             else { throw NALError.transport(URLError(.badURL)) }
+            // A download's success goes to its file, unlimited; anything else is kept in memory, up to the limit.
+            let route = try download?.route(for: http) ?? .memory
+            switch route {
+            case .memory:
+                progress?.expectReceiving(playback.bodyLength.map(Int64.init), alreadyReceived: 0)
+                if let length = playback.bodyLength, length > limit, stub.truncationPoint.map({ $0 > limit }) ?? true {
+                    throw NALError.responseTooLarge(limit: limit, url: request.url)
+                }
+            case .file(let alreadyReceived, let total):
+                progress?.expectReceiving(total, alreadyReceived: alreadyReceived)
+            }
+            var body = Data()
+            try await playback.playBody { chunk throws(NALError) in
+                if let download, route != .memory {
+                    try download.write(chunk)
+                } else {
+                    guard body.count + chunk.count <= limit else {
+                        throw .responseTooLarge(limit: limit, url: request.url)
+                    }
+                    body.append(chunk)
+                }
+                progress?.received(chunk.count)
+            }
             return (http, body)
         } catch let error as NALError {
             throw error
@@ -204,6 +272,8 @@ public final class StubTransport<Service: RemoteService>: Transport {
         switch failure {
         case .cancelled:
             return .cancelled
+        case .rejected(let error):
+            return error
         case .network(.timedOut):
             return .timedOut(TimeoutFailure(limit: .idle, seconds: 0, url: url))
         case .network(let code):

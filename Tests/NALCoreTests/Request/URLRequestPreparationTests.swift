@@ -167,6 +167,17 @@ struct URLRequestPreparationTests {
             #expect(request.url?.query == query)
             #expect(request.httpBody == nil)
         }
+        // A multipart upload gets its boundary here, with the headers, the same for the same parts.
+        let multipart = try prepare(.uploadMultipart([part]), method: .post)
+        let contentType = try #require(multipart.value(forHTTPHeaderField: "Content-Type"))
+        #expect(contentType.hasPrefix("multipart/form-data; boundary=nal-"))
+        #expect(
+            try prepare(.uploadMultipart([part]), method: .post).value(forHTTPHeaderField: "Content-Type")
+                == contentType)
+        let other = MultipartFormBodyPart(provider: .data(Data("y".utf8)), name: "file", fileName: "x.txt")
+        #expect(
+            try prepare(.uploadMultipart([other]), method: .post).value(forHTTPHeaderField: "Content-Type")
+                != contentType)
         let jsonDownload = try prepare(
             .downloadParameters(["v": 1], encoding: JSONEncoding.default, destination: destination))
         #expect(jsonDownload.bodyString == #"{"v":1}"#)

@@ -1,0 +1,98 @@
+import NALLogging
+
+/// Turns a transport's byte counts into `TransferProgress` events for one attempt of a call.
+///
+/// Events are paced: one when at least `minimumInterval` has passed or the fraction has grown by a percent since
+/// the last, and always the final one. They are delivered in order and never go backwards, whichever thread
+/// reports the bytes.
+package final class ProgressReporter: Sendable {
+    private struct State: Sendable {
+        var progress: TransferProgress
+        var lastEmitted: ContinuousClock.Instant?
+        var lastFraction: Double = 0
+        var completed = false
+    }
+
+    /// The least time between two events, unless the fraction grew by a percent.
+    static let minimumInterval: Duration = .milliseconds(20)
+
+    private let handler: TransferProgressHandler
+    private let measuresUpload: Bool
+    private let state: Locked<State>
+
+    /// A reporter for one attempt, or `nil` when nobody listens.
+    ///
+    /// - Parameters:
+    ///   - measuresUpload: whether `fractionCompleted` measures the request body sent (an upload) rather than the
+    ///     response body received.
+    package init?(
+        _ handler: TransferProgressHandler?, attempt: Int, measuresUpload: Bool, totalBytesToSend: Int64? = nil
+    ) {
+        guard let handler else { return nil }
+        self.handler = handler
+        self.measuresUpload = measuresUpload
+        state = Locked(State(progress: TransferProgress(totalBytesToSend: totalBytesToSend, attempt: attempt)))
+    }
+
+    /// The request body sent so far, and its size when known.
+    package func sent(_ bytes: Int64, of expected: Int64?) {
+        update { progress in
+            progress.bytesSent = max(progress.bytesSent, bytes)
+            if let expected, expected > 0 { progress.totalBytesToSend = expected }
+        }
+    }
+
+    /// The response body's size, once a response announces it; `alreadyReceived` counts bytes a resumed download
+    /// kept from before.
+    package func expectReceiving(_ total: Int64?, alreadyReceived: Int64) {
+        update { progress in
+            progress.totalBytesToReceive = total
+            progress.bytesReceived = alreadyReceived
+        }
+    }
+
+    /// `count` more response body bytes arrived.
+    package func received(_ count: Int) {
+        update { $0.bytesReceived += Int64(count) }
+    }
+
+    /// The transfer ended well: the final event, with the totals now known and a fraction of 1.
+    package func complete() {
+        state.withLock { state in
+            guard !state.completed else { return }
+            state.completed = true
+            var progress = state.progress
+            progress.totalBytesToSend = progress.totalBytesToSend ?? progress.bytesSent
+            progress.bytesSent = progress.totalBytesToSend ?? progress.bytesSent
+            progress.totalBytesToReceive = progress.bytesReceived
+            progress.fractionCompleted = 1
+            state.progress = progress
+            handler(progress)
+        }
+    }
+
+    private func update(_ change: (inout TransferProgress) -> Void) {
+        state.withLock { state in
+            guard !state.completed else { return }
+            change(&state.progress)
+            let fraction = fraction(of: state.progress)
+            state.progress.fractionCompleted = fraction
+            let now = ContinuousClock.now
+            let intervalPassed = state.lastEmitted.map { now - $0 >= Self.minimumInterval } ?? true
+            let due = intervalPassed || (fraction ?? 0) - state.lastFraction >= 0.01
+            guard due, (fraction ?? 0) < 1 else { return }
+            state.lastEmitted = now
+            state.lastFraction = fraction ?? state.lastFraction
+            // Under the lock, so that events from different threads arrive in order; handlers must be quick.
+            handler(state.progress)
+        }
+    }
+
+    private func fraction(of progress: TransferProgress) -> Double? {
+        let (done, total) =
+            measuresUpload
+            ? (progress.bytesSent, progress.totalBytesToSend) : (progress.bytesReceived, progress.totalBytesToReceive)
+        guard let total, total > 0 else { return nil }
+        return min(1, Double(done) / Double(total))
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import NALLogging
+import Testing
+
+@testable import NALCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("Multipart bodies")
+struct MultipartTests {
+    @Test("framing: boundary lines, CRLF everywhere, a closing boundary; the length is computed exactly")
+    func framing() throws {
+        var form = MultipartFormData()
+        form.append("Ada", name: "author")
+        form.append(Data([0, 1, 2]), name: "blob", fileName: "b.bin", mimeType: "application/x-blob")
+        let encoder = MultipartEncoder(parts: form.parts, boundary: "XyZ")
+        let body = try encoder.encodedData()
+        let expected =
+            "--XyZ\r\nContent-Disposition: form-data; name=\"author\"\r\n\r\nAda\r\n"
+            + "--XyZ\r\nContent-Disposition: form-data; name=\"blob\"; filename=\"b.bin\"\r\n"
+            + "Content-Type: application/x-blob\r\n\r\n\u{0}\u{1}\u{2}\r\n--XyZ--\r\n"
+        #expect(body == Data(expected.utf8))
+        #expect(try encoder.contentLength() == Int64(body.count))
+        #expect(encoder.contentType == "multipart/form-data; boundary=XyZ")
+        #expect(try MultipartEncoder(parts: [], boundary: "B").encodedData() == Data("--B--\r\n".utf8))
+    }
+
+    @Test("names and file names are escaped as browsers do (RFC 7578): no value can end its line or its quotes")
+    func escaping() throws {
+        var form = MultipartFormData()
+        form.append(Data("x".utf8), name: "a\"b\r\nContent-Type: evil", fileName: "we\"ird\nname.txt")
+        let text = String(decoding: try MultipartEncoder(parts: form.parts, boundary: "B").encodedData(), as: UTF8.self)
+        #expect(text.contains(#"name="a%22b%0D%0AContent-Type: evil"; filename="we%22ird%0Aname.txt""#))
+        #expect(
+            text.components(separatedBy: "\r\n").filter { $0.hasPrefix("Content-Type:") } == [
+                "Content-Type: text/plain"
+            ])
+        // Non-ASCII names travel as UTF-8, as browsers send them.
+        #expect(MultipartEncoder.escaped("résumé.pdf") == "résumé.pdf")
+    }
+
+    @Test("MIME types come from the extension, any case; unknown is octet-stream; an override wins")
+    func mimeTypes() {
+        var form = MultipartFormData()
+        form.append(fileAt: URL(fileURLWithPath: "/tmp/Photo.JPG"), name: "photo")
+        form.append(fileAt: URL(fileURLWithPath: "/tmp/report.pdf"), name: "report", fileName: "q3.pdf")
+        form.append(fileAt: URL(fileURLWithPath: "/tmp/data.unknownext"), name: "raw")
+        form.append(fileAt: URL(fileURLWithPath: "/tmp/x.json"), name: "forced", mimeType: "text/plain")
+        form.append(Data(), name: "inline", fileName: "notes.md")
+        #expect(
+            form.parts.map(\.mimeType) == [
+                "image/jpeg", "application/pdf", "application/octet-stream", "text/plain", "text/markdown",
+            ])
+        #expect(form.parts.map(\.fileName) == ["Photo.JPG", "q3.pdf", "data.unknownext", "x.json", "notes.md"])
+    }
+
+    @Test("the boundary is stable for the same parts, differs for others, and is read back from a Content-Type")
+    func boundaries() {
+        let one = [MultipartFormBodyPart(provider: .data(Data("1".utf8)), name: "a")]
+        let two = [MultipartFormBodyPart(provider: .data(Data("2".utf8)), name: "a")]
+        #expect(MultipartEncoder(parts: one).boundary == MultipartEncoder(parts: one).boundary)
+        #expect(MultipartEncoder(parts: one).boundary != MultipartEncoder(parts: two).boundary)
+        #expect(MultipartEncoder(parts: one).boundary.count == 36)
+        #expect(MultipartEncoder.boundary(inContentType: "multipart/form-data; boundary=\"a b\"") == "a b")
+        #expect(MultipartEncoder.boundary(inContentType: "multipart/form-data;BOUNDARY=x1") == "x1")
+        #expect(MultipartEncoder.boundary(inContentType: "multipart/form-data") == nil)
+    }
+
+    @Test("a large body is written to a file in chunks; the file matches the in-memory encoding")
+    func writesToFile() throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = directory.appendingPathComponent("source.bin")
+        try TransferFiles.writeFile(source, size: 3_000_000)
+        var form = MultipartFormData()
+        form.append("v", name: "k")
+        form.append(fileAt: source, name: "file")
+        let encoder = MultipartEncoder(parts: form.parts)
+        let target = directory.appendingPathComponent("body")
+        try encoder.write(to: target)
+        #expect(try Data(contentsOf: target) == encoder.encodedData())
+        #expect(try encoder.contentLength() == Int64(try Data(contentsOf: target).count))
+    }
+}
+
+@Suite("Download destinations and ranges")
+struct DownloadPieceTests {
+    static func response(
+        _ headers: [String: String], url: String = "https://files.example.com/a/b/report.pdf?x=1"
+    )
+        throws -> HTTPURLResponse
+    {
+        try #require(
+            HTTPURLResponse(
+                url: URL(string: url) ?? URL(fileURLWithPath: "/"), statusCode: 200, httpVersion: nil,
+                headerFields: headers))
+    }
+
+    @Test("a directory destination takes the Content-Disposition name (filename* first) or the URL's, made safe")
+    func directoryNames() throws {
+        let directory = URL(fileURLWithPath: "/tmp/downloads")
+        let destination = DownloadDestination.directory(directory)
+        let cases: [([String: String], String)] = [
+            ([:], "report.pdf"),
+            (["Content-Disposition": "attachment; filename=\"q3 summary.csv\""], "q3 summary.csv"),
+            (["Content-Disposition": "attachment; filename=plain.txt; filename*=UTF-8''na%C3%AFve.txt"], "naïve.txt"),
+            (["Content-Disposition": "attachment; filename=\"../../etc/passwd\""], "_.._etc_passwd"),
+            (["Content-Disposition": "attachment; filename=\".hidden\""], "hidden"),
+            (["Content-Disposition": "attachment; filename=\"..\""], "download"),
+        ]
+        for (headers, name) in cases {
+            let url = destination.url(for: try Self.response(headers))
+            #expect(url.lastPathComponent == name, "\(headers)")
+            #expect(url.deletingLastPathComponent().path == "/tmp/downloads")
+        }
+    }
+
+    @Test("Content-Range parses bytes start-end/total and */unknown totals; anything else is refused")
+    func contentRange() {
+        #expect(ContentRange("bytes 100-199/1000") == ContentRange(start: 100, end: 199, total: 1000))
+        #expect(ContentRange("bytes 5-9/*")?.total == nil)
+        for bad in ["bytes */1000", "items 1-2/3", "bytes 9-5/10", "bytes 1-2", "bytes a-b/c", "bytes 1-2/x"] {
+            #expect(ContentRange(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test("a full disk is a typed error that names the file")
+    func diskFull() throws {
+        // /dev/full accepts the open and fails every write with ENOSPC.
+        let full = URL(fileURLWithPath: "/dev/full")
+        let writer = try FileWriter(url: full, role: .downloadDestination, truncating: false)
+        do {
+            try writer.append(Data(count: FileWriter.bufferSize + 1))
+            Issue.record("a write to /dev/full succeeded")
+        } catch {
+            guard case .file(let failure) = error else {
+                Issue.record("expected a file failure, got \(error)")
+                return
+            }
+            #expect(failure.problem == .diskFull && failure.url == full)
+            #expect("\(error)".contains("the disk or quota is full"))
+        }
+    }
+}
+
+extension ContentRange {
+    init(start: Int64, end: Int64, total: Int64?) {
+        self.init("bytes \(start)-\(end)/\(total.map(String.init) ?? "*")")!
+    }
+}
+
+@Suite("Progress")
+struct ProgressReporterTests {
+    final class Events: Sendable {
+        let values = Locked<[TransferProgress]>([])
+        var all: [TransferProgress] { values.withLock { $0 } }
+        func handler(_ progress: TransferProgress) { values.withLock { $0.append(progress) } }
+    }
+
+    @Test("events are paced, never go backwards, carry the attempt, and the last one says 1")
+    func pacing() throws {
+        let events = Events()
+        let reporter = try #require(
+            ProgressReporter(events.handler, attempt: 2, measuresUpload: false))
+        reporter.expectReceiving(1_000_000, alreadyReceived: 0)
+        for _ in 0..<1000 { reporter.received(1000) }
+        reporter.complete()
+        reporter.received(5)
+        let all = events.all
+        #expect(all.count <= 110, "\(all.count) events for 1000 chunks")
+        #expect(all.count >= 50)
+        #expect(TransferFiles.isMonotonic(all))
+        #expect(all.allSatisfy { $0.attempt == 2 })
+        #expect(
+            all.last
+                == TransferProgress(
+                    totalBytesToSend: 0, bytesReceived: 1_000_000, totalBytesToReceive: 1_000_000, attempt: 2,
+                    fractionCompleted: 1))
+    }
+
+    @Test("an upload's fraction measures the bytes sent; unknown totals give no fraction until the end")
+    func uploadFraction() throws {
+        let events = Events()
+        let reporter = try #require(
+            ProgressReporter(events.handler, attempt: 1, measuresUpload: true, totalBytesToSend: 400))
+        reporter.sent(100, of: 400)
+        #expect(events.all.last?.fractionCompleted == 0.25)
+        let unknown = Events()
+        let download = try #require(ProgressReporter(unknown.handler, attempt: 1, measuresUpload: false))
+        download.received(10)
+        #expect(unknown.all.last?.fractionCompleted == nil)
+        download.complete()
+        #expect(unknown.all.last?.fractionCompleted == 1 && unknown.all.last?.totalBytesToReceive == 10)
+        #expect(ProgressReporter(nil, attempt: 1, measuresUpload: false) == nil)
+    }
+}
+
+@Suite("cURL of uploads")
+struct UploadCurlTests {
+    @Test("bytes as a body, a file as --data-binary @path, a form as -F options without our Content-Type")
+    func uploads() throws {
+        let bytes = TestEndpoint(path: "up", method: .post, requestType: .uploadData(Data("raw bytes".utf8)))
+        #expect(try bytes.curlCommand().hasSuffix("--data-raw 'raw bytes'"))
+
+        let file = TestEndpoint(
+            path: "up", method: .put, requestType: .uploadFile(URL(fileURLWithPath: "/tmp/my file.bin")))
+        #expect(try file.curlCommand().hasSuffix("--data-binary '@/tmp/my file.bin'"))
+
+        var form = MultipartFormData()
+        form.append("Ada", name: "name")
+        form.append("hunter2", name: "password")
+        form.append(fileAt: URL(fileURLWithPath: "/tmp/report.pdf"), name: "report")
+        form.append(Data([0xFF]), name: "blob", fileName: "b.bin")
+        let multipart = TestEndpoint(path: "up", method: .post, requestType: .uploadMultipart(form))
+        #expect(
+            try multipart.curlCommand() == """
+                curl -X POST https://api.example.com/v1/up \\
+                  --form-string 'name=Ada' \\
+                  --form-string 'password=<redacted>' \\
+                  -F 'report=@/tmp/report.pdf;filename=report.pdf;type=application/pdf' \\
+                  -F 'blob=@-;filename=b.bin;type=application/octet-stream' # 1 bytes, not shown
+                """)
+        #expect(try multipart.curlCommand(revealingSecrets: true).contains("password=hunter2"))
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import NALCore
+import NALMiddleware
+import NALStubbing
+import NALTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Stubbed uploads and downloads report progress as real ones do, through StubTransport and through StubServer.
+@Suite("Stubbed transfers")
+struct StubTransferTests {
+    static func endpoint(_ path: String, method: HTTPMethod = .get, _ requestType: RequestType) -> TestEndpoint {
+        TestEndpoint(path: path, method: method, requestType: requestType)
+    }
+
+    @Test("StubTransport: a .file stub downloads to its destination; .throttled shows the progress")
+    func stubTransportDownload() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = directory.appendingPathComponent("source.bin")
+        try TransferFiles.writeFile(source, size: 400_000)
+        let destination = directory.appendingPathComponent("out/copy.bin")
+        let stubs = StubTransport<TestEndpoint>(.custom { _ in .file(source).throttled(bytesPerSecond: 2_000_000) })
+        let client = Client<TestEndpoint>(transport: stubs)
+        let (events, response) = try await TransferFiles.collect(
+            client, Self.endpoint("file", .download(.file(destination))))
+        #expect(response.fileURL == destination.standardizedFileURL && response.data.isEmpty)
+        #expect(try Data(contentsOf: destination) == Data(contentsOf: source))
+        #expect(events.count >= 5, "\(events.count) events over 0.2 s")
+        #expect(TransferFiles.isMonotonic(events))
+        #expect(events.last?.fractionCompleted == 1 && events.last?.bytesReceived == 400_000)
+        #expect(events.dropLast().contains { ($0.fractionCompleted ?? 0) > 0 && ($0.fractionCompleted ?? 0) < 1 })
+    }
+
+    @Test("StubTransport: an upload's progress; a retry starts again from zero and says it is attempt 2")
+    func stubTransportUploadAndRetry() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("up.bin")
+        try TransferFiles.writeFile(file, size: 300_000)
+        let upload = Self.endpoint("up", method: .put, .uploadFile(file))
+        let stubs = StubTransport<TestEndpoint>(.immediate)
+        stubs.stub(
+            upload, with: StubResponse(status: 503).throttled(bytesPerSecond: 3_000_000),
+            StubResponse(status: 201).throttled(bytesPerSecond: 3_000_000))
+        let client = Client<TestEndpoint>(middleware: [RetryMiddleware(baseDelay: .milliseconds(1))], transport: stubs)
+        let (events, response) = try await TransferFiles.collect(client, upload)
+        #expect(response.statusCode == 201)
+        let first = events.filter { $0.attempt == 1 }
+        let second = events.filter { $0.attempt == 2 }
+        #expect(first.count >= 3 && second.count >= 3, "\(first.count) and \(second.count) events")
+        #expect(TransferFiles.isMonotonic(first) && TransferFiles.isMonotonic(second))
+        #expect((second.first?.bytesSent ?? .max) < (first.last?.bytesSent ?? 0), "the retry starts again")
+        #expect(second.last?.bytesSent == 300_000 && second.last?.fractionCompleted == 1)
+        #expect(events.last?.attempt == 2)
+    }
+
+    @Test("StubServer through NAL's transport: a throttled .file download shows progress; an upload is journaled")
+    func stubServerTransfers() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = directory.appendingPathComponent("source.bin")
+        try TransferFiles.writeFile(source, size: 600_000)
+        let server = StubServer()
+        server.stub(.path("/v1/file"), response: .file(source).throttled(bytesPerSecond: 3_000_000))
+        server.stub(.method(.put) && .path("/v1/up"), response: StubResponse(status: 204))
+        let client = server.client()
+
+        let destination = directory.appendingPathComponent("copy.bin")
+        let (events, response) = try await TransferFiles.collect(
+            client, Self.endpoint("file", .download(.file(destination))))
+        #expect(response.fileURL != nil)
+        #expect(try Data(contentsOf: destination) == Data(contentsOf: source))
+        #expect(events.count >= 5 && TransferFiles.isMonotonic(events), "\(events.count) events")
+        #expect(events.last?.fractionCompleted == 1)
+
+        let upload = directory.appendingPathComponent("up.txt")
+        try Data("uploaded through the stub server".utf8).write(to: upload)
+        let uploaded = try await client.request(Self.endpoint("up", method: .put, .uploadFile(upload)))
+        #expect(uploaded.statusCode == 204)
+        let journaled = try #require(server.requests(matching: .path("/v1/up")).last)
+        #expect(journaled.body == Data("uploaded through the stub server".utf8))
+        #expect(journaled.header("X-NAL-Upload-File") == nil, "NAL's marker headers never show")
+
+        var form = MultipartFormData()
+        form.append("Ada", name: "author")
+        server.stub(.method(.post) && .path("/v1/form"), response: .string("multipart seen"))
+        _ = try await client.request(Self.endpoint("form", method: .post, .uploadMultipart(form)))
+        let body = try #require(server.requests(matching: .path("/v1/form")).last?.body)
+        #expect(String(decoding: body, as: UTF8.self).contains("name=\"author\"\r\n\r\nAda\r\n"))
+    }
+}

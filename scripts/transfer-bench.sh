@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Measures big transfers through NAL against their stated bounds, with the stdlib test server
+# (scripts/fault_server.py: /sink counts and hashes what it receives, /source/<N> sends N bytes with ranges):
+#
+#   - uploading a file, plain and as multipart: peak RSS growth under 64 MiB;
+#   - downloading to disk: peak RSS growth under 64 MiB;
+#   - a 200 MB .file stub downloaded through StubServer and NAL's transport: peak RSS growth under 32 MiB;
+#   - download throughput to disk: at least 90 % of a bare URLSession data task that only counts bytes, from
+#     interleaved rounds in one process, with `curl -o` reported beside it.
+#
+#   scripts/transfer-bench.sh           the full measurement (1 GiB, 5 throughput rounds)
+#   scripts/transfer-bench.sh --quick   the small variant CI runs (128 MiB, 64 MB stub, 2 rounds)
+#
+# Needs a release build of nal-bench (`swift build -c release --product nal-bench`). Exits 1 if a bound is broken.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SIZE=$((1 << 30)); STUB=200000000; ROUNDS=5
+[[ "${1:-}" == "--quick" ]] && { SIZE=$((128 << 20)); STUB=64000000; ROUNDS=2; }
+BENCH="$(swift build -c release --show-bin-path)/nal-bench"
+[[ -x "$BENCH" ]] || { echo "Error: build nal-bench first: swift build -c release --product nal-bench" >&2; exit 1; }
+
+WORK=$(mktemp -d)
+LOG="$WORK/server.log"
+python3 scripts/fault_server.py > "$LOG" 2>&1 &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
+for _ in $(seq 1 50); do
+    PORT=$(sed -n 's/^port \([0-9]*\)$/\1/p' "$LOG")
+    [[ -n "$PORT" ]] && break
+    sleep 0.1
+done
+[[ -n "${PORT:-}" ]] || { echo "Error: the test server did not start" >&2; exit 1; }
+BASE="http://127.0.0.1:$PORT"
+
+head -c "$SIZE" /dev/urandom > "$WORK/upload.bin"
+head -c "$STUB" "$WORK/upload.bin" > "$WORK/stub.bin" 2>/dev/null || head -c "$STUB" /dev/urandom > "$WORK/stub.bin"
+
+field() { echo "$1" | sed -n "s/.*\"$2\" : \"\{0,1\}\([^,\"]*\)\"\{0,1\},\{0,1\}$/\1/p" | head -1; }
+
+failed=0
+check() {  # name, report, bound in MiB
+    local growth mbps outcome verdict=ok
+    growth=$(field "$2" peakGrowthBytes); mbps=$(field "$2" megabytesPerSecond | cut -d. -f1)
+    outcome=$(field "$2" outcome)
+    if (( growth >= $3 << 20 )) || [[ "$outcome" != "status 200" ]]; then verdict=FAIL; failed=1; fi
+    printf '%-4s %-28s peak RSS growth %4d MiB (bound %d MiB), %5s MB/s, %s\n' \
+        "$verdict" "$1" $((growth >> 20)) "$3" "$mbps" "$outcome"
+}
+
+check "upload $((SIZE >> 20)) MiB file" "$("$BENCH" transfer upload "$BASE/sink" "$WORK/upload.bin")" 64
+check "multipart $((SIZE >> 20)) MiB file" "$("$BENCH" transfer multipart "$BASE/sink" "$WORK/upload.bin")" 64
+check "download $((SIZE >> 20)) MiB to disk" \
+    "$("$BENCH" transfer download "$BASE/source/$SIZE" "$WORK/download.bin")" 64
+rm -f "$WORK/download.bin"
+check "stub download $((STUB / 1000000)) MB" \
+    "$("$BENCH" transfer stub-download "$WORK/stub.bin" "$WORK/stub-copy.bin")" 32
+cmp -s "$WORK/stub.bin" "$WORK/stub-copy.bin" || { echo "FAIL the stub download differs from its file"; failed=1; }
+rm -f "$WORK/stub-copy.bin"
+
+report=$("$BENCH" transfer throughput "$BASE/source/$SIZE" "$WORK/throughput.bin" "$ROUNDS")
+ratio=$(echo "$report" | sed -n 's/.*"ratio" : \([0-9.]*\).*/\1/p')
+start=$(date +%s.%N)
+curl -s -o "$WORK/curl.bin" "$BASE/source/$SIZE"
+curl_mbps=$(echo "$SIZE $start $(date +%s.%N)" | awk '{ printf "%d", $1 / ($3 - $2) / 1e6 }')
+rm -f "$WORK/curl.bin"
+verdict=ok
+awk -v r="$ratio" 'BEGIN { exit !(r >= 0.9) }' || { verdict=FAIL; failed=1; }
+nal=$(echo "$report" | tr -d '\n ' | sed -n 's/.*"nalMegabytesPerSecond":\[\([^]]*\)\].*/\1/p')
+bare=$(echo "$report" | tr -d '\n ' | sed -n 's/.*"bareMegabytesPerSecond":\[\([^]]*\)\].*/\1/p')
+printf '%-4s download throughput: NAL / bare data task = %.2f (bound 0.90); curl -o %s MB/s\n' \
+    "$verdict" "$ratio" "$curl_mbps"
+echo "     NAL MB/s: ${nal//,/, }"
+echo "     bare MB/s: ${bare//,/, }"
+exit $failed
