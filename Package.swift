@@ -47,6 +47,8 @@ let package = Package(
         .testTarget(
             name: "NALStubbingTests",
             dependencies: ["NALStubbing", "NALMiddleware", "NALCore", "NALLogging", "NALTestSupport"],
+            // Read from the source tree by path (#filePath), as fixtures are; not bundled.
+            exclude: ["Fixtures"],
             swiftSettings: strictSettings),
         .testTarget(name: "NALCLITests", dependencies: ["nal-cli", "nal-bench"], swiftSettings: strictSettings),
     ],

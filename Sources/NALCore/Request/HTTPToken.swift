@@ -24,7 +24,7 @@ package enum HTTPToken {
     /// Why a header value cannot be sent, or `nil` when it can. RFC 9110's `field-value` allows visible ASCII,
     /// space, horizontal tab and bytes from 0x80; every other control character is refused. CR, LF and NUL are
     /// named because they are how a value smuggles a second header or request.
-    static func problem(inValue value: String) -> String? {
+    package static func problem(inValue value: String) -> String? {
         for (offset, byte) in value.utf8.enumerated() {
             switch byte {
             case 0x0D: return "contains CR (0x0D) at byte offset \(offset)"

@@ -58,9 +58,17 @@ public struct SensitiveData: Sendable, Equatable {
         set { storage.withLock { $0 = newValue } }
     }
 
+    /// Response headers whose names hold a word of the list but whose values never carry a secret: they describe
+    /// what a server accepts (`Access-Control-Allow-Credentials: true`, a challenge's scheme and realm).
+    public static let publicHeaderNames: Set<String> = [
+        "access-control-allow-credentials", "access-control-allow-headers", "access-control-expose-headers",
+        "access-control-request-headers", "www-authenticate", "proxy-authenticate",
+    ]
+
     /// Whether the header `name` carries a secret.
     public func isSensitiveHeader(_ name: String) -> Bool {
-        containsWord(name.utf8[...]) || Self.containsIgnoringCase(headerNames, name)
+        if Self.containsIgnoringCase(headerNames, name) { return true }
+        return containsWord(name.utf8[...]) && !Self.containsIgnoringCase(Self.publicHeaderNames, name)
     }
 
     /// Whether the query key `key` (unescaped, for example `user[password]`) carries a secret.

@@ -24,6 +24,9 @@ extension RequestMatcher.Condition: CustomStringConvertible {
             let actual = Self.formFields(request.body)
             return fields.allSatisfy { actual[$0.key] == $0.value }
         case .predicate(_, let test): return test(request)
+        case .methodPattern(_, let pattern): return pattern.matches(request.method)
+        case .urlPattern(_, let pattern): return pattern.matches(request.url.absoluteString)
+        case .urlIgnoringQueryOrder(let url): return NormalizedURL(request.url) == url
         }
     }
 
@@ -51,12 +54,19 @@ extension RequestMatcher.Condition: CustomStringConvertible {
             return missing.isEmpty
                 ? "form fields differ" : "form " + missing.map { "\($0) missing" }.joined(separator: ", ")
         case .predicate(let name, _): return "\(name) returned false"
+        case .methodPattern(let pattern, _): return "method pattern \(pattern) did not match \(request.method)"
+        case .urlPattern(let pattern, _):
+            return "URL pattern \(pattern) did not match \(DisplayText.url(request.url))"
+        case .urlIgnoringQueryOrder(let url):
+            return "URL \(DisplayText.url(url.description)) expected, got \(DisplayText.url(request.url))"
         }
     }
 
     var specificity: Int {
         switch self {
-        case .url: 1_000
+        case .url, .urlIgnoringQueryOrder: 1_000
+        case .urlPattern: 40
+        case .methodPattern: 5
         case .path: 100
         case .pathTemplate(_, let segments): 60 + segments.filter { !$0.hasPrefix("{") }.count
         case .pathRegex: 40
@@ -87,6 +97,9 @@ extension RequestMatcher.Condition: CustomStringConvertible {
         case .jsonBody(_, let source): "JSON body of \(source.count) bytes"
         case .formBody(let fields): "form " + fields.keys.sorted().joined(separator: ", ")
         case .predicate(let name, _): name
+        case .methodPattern(let pattern, _): "method pattern \(pattern)"
+        case .urlPattern(let pattern, _): "URL pattern \(pattern)"
+        case .urlIgnoringQueryOrder(let url): "url \(DisplayText.url(url.description)) (query in any order)"
         }
     }
 

@@ -34,6 +34,12 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         case jsonBody(ParameterValue?, source: Data)
         case formBody([String: String])
         case predicate(String, @Sendable (RecordedRequest) -> Bool)
+        /// A `.tail` file's method pattern, matched against the whole method.
+        case methodPattern(String, PathPattern)
+        /// A `.tail` file's URL pattern, found anywhere in the absolute URL.
+        case urlPattern(String, PathPattern)
+        /// A HAR entry's URL: the same scheme, host, port and path, and the same query items in any order.
+        case urlIgnoringQueryOrder(NormalizedURL)
     }
 
     let node: Node
@@ -99,6 +105,11 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     /// Every request.
     public static var any: RequestMatcher { RequestMatcher(node: .all([])) }
 
+    /// This URL, with its query items in any order: how HAR entries are matched.
+    public static func urlIgnoringQueryOrder(_ url: URL) -> RequestMatcher {
+        RequestMatcher(node: .condition(.urlIgnoringQueryOrder(NormalizedURL(url))))
+    }
+
     /// Both must match.
     public static func && (lhs: RequestMatcher, rhs: RequestMatcher) -> RequestMatcher {
         RequestMatcher(node: .all(lhs.conjuncts + rhs.conjuncts))
@@ -158,6 +169,30 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         }
     }
 
+    /// Breaks ties of specificity between stubs of the same kind: the length of their URL patterns, so that of
+    /// several `.tail` files the longest URL pattern wins.
+    var refinement: Int {
+        conjuncts.reduce(0) { total, node in
+            guard case .condition(.urlPattern(let pattern, _)) = node else { return total }
+            return total + pattern.count
+        }
+    }
+
+    /// A piece of the URL (text between two `/`) that every URL this matcher accepts contains, for the stub
+    /// index: taken from the literal start of a URL pattern, up to its first regular-expression character. The
+    /// deepest piece is chosen: in `/api/v1/items/42/detail` that is `42`, which few other files share.
+    var requiredURLPiece: String? {
+        for node in conjuncts {
+            guard case .condition(.urlPattern(let pattern, _)) = node else { continue }
+            let special = Set("\\^$.|?*+()[]{}")
+            let literal = pattern.prefix { !special.contains($0) }
+            // Only pieces with a `/` on both sides must appear whole in the URL.
+            let pieces = literal.split(separator: "/", omittingEmptySubsequences: false).dropFirst().dropLast()
+            if let deepest = pieces.last(where: { !$0.isEmpty }) { return String(deepest) }
+        }
+        return nil
+    }
+
     /// The method, host and exact path this matcher requires, when it requires all three: the key of the server's
     /// index, so that such stubs are found without scanning the others.
     var indexKey: StubIndexKey? {
@@ -173,6 +208,9 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
             case .url(let url):
                 host = url.host?.lowercased()
                 path = url.path.isEmpty ? "/" : url.path
+            case .urlIgnoringQueryOrder(let url):
+                host = url.host
+                path = url.path
             default: continue
             }
         }
@@ -224,5 +262,30 @@ struct PathPattern: @unchecked Sendable {
     func matches(_ path: String) -> Bool {
         guard let expression else { return false }
         return expression.firstMatch(in: path, range: NSRange(path.startIndex..., in: path)) != nil
+    }
+}
+
+/// A URL reduced to what identifies a resource: lower-cased scheme and host, the port without its default, the path,
+/// and the query items sorted, so that `?b=2&a=1` equals `?a=1&b=2`.
+struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
+    let scheme: String
+    let host: String
+    let port: Int?
+    let path: String
+    let query: [String]
+
+    init(_ url: URL) {
+        scheme = url.scheme?.lowercased() ?? ""
+        host = url.host?.lowercased() ?? ""
+        let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
+        port = url.port == defaultPort ? nil : url.port
+        path = url.path.isEmpty ? "/" : url.path
+        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        query = items.map { "\($0.name)=\($0.value ?? "")" }.sorted()
+    }
+
+    var description: String {
+        "\(scheme)://\(host)\(port.map { ":\($0)" } ?? "")\(path)"
+            + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
     }
 }

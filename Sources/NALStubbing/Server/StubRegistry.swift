@@ -20,12 +20,16 @@ final class StubEntry: Sendable {
         case sequence([StubResponse])
         /// A response made per request.
         case handler(@Sendable (URLRequest) async throws -> StubResponse)
+        /// These responses in order; then the last one again and again (recorded traffic).
+        case replay([StubResponse])
     }
 
     let id: UInt64
     let matcher: RequestMatcher
     let source: Source
     let specificity: Int
+    /// Breaks ties of specificity (see `RequestMatcher.refinement`).
+    let refinement: Int
     /// How many requests this stub has answered.
     let served = Atomic<Int>(0)
 
@@ -34,6 +38,7 @@ final class StubEntry: Sendable {
         self.matcher = matcher
         self.source = source
         specificity = matcher.specificity
+        refinement = matcher.refinement
     }
 
     /// Whether this stub can answer another request.
@@ -47,6 +52,7 @@ final class StubEntry: Sendable {
         case .repeating: "\(matcher)"
         case .sequence(let responses): "\(matcher) (a sequence of \(responses.count))"
         case .handler: "\(matcher) (a handler)"
+        case .replay(let responses): "\(matcher) (\(responses.count) recorded)"
         }
     }
 }
@@ -61,6 +67,9 @@ struct StubRegistry: Sendable {
     }
 
     private var indexed: [StubIndexKey: [StubEntry]] = [:]
+    /// Stubs found by a piece of the URL they require (`.tail` files): a lookup tries only those whose piece is in
+    /// the request's URL.
+    private var byURLPiece: [String: [StubEntry]] = [:]
     private var patterns: [StubEntry] = []
     private(set) var all: [UInt64: StubEntry] = [:]
 
@@ -68,6 +77,8 @@ struct StubRegistry: Sendable {
         all[entry.id] = entry
         if let key = entry.matcher.indexKey {
             indexed[key, default: []].append(entry)
+        } else if let piece = entry.matcher.requiredURLPiece {
+            byURLPiece[piece, default: []].append(entry)
         } else {
             patterns.append(entry)
         }
@@ -78,6 +89,9 @@ struct StubRegistry: Sendable {
         if let key = entry.matcher.indexKey {
             indexed[key]?.removeAll { $0.id == id }
             if indexed[key]?.isEmpty == true { indexed[key] = nil }
+        } else if let piece = entry.matcher.requiredURLPiece {
+            byURLPiece[piece]?.removeAll { $0.id == id }
+            if byURLPiece[piece]?.isEmpty == true { byURLPiece[piece] = nil }
         } else {
             patterns.removeAll { $0.id == id }
         }
@@ -93,7 +107,8 @@ struct StubRegistry: Sendable {
         var best: StubEntry?
         func consider(_ entry: StubEntry) {
             if let current = best,
-                (entry.specificity, entry.id) < (current.specificity, current.id)
+                (entry.specificity, entry.refinement, entry.id)
+                    < (current.specificity, current.refinement, current.id)
             {
                 return
             }
@@ -101,12 +116,18 @@ struct StubRegistry: Sendable {
             best = entry
         }
         indexed[StubIndexKey(request)]?.forEach(consider)
+        if !byURLPiece.isEmpty {
+            for piece in request.url.absoluteString.split(separator: "/") {
+                byURLPiece[String(piece)]?.forEach(consider)
+            }
+        }
         patterns.forEach(consider)
         guard let best else { return nil }
         let claimed = best.served.add(1, ordering: .relaxed).oldValue
         switch best.source {
         case .repeating(let response): return (best, .response(response))
-        case .sequence(let responses): return (best, .response(responses[min(claimed, responses.count - 1)]))
+        case .sequence(let responses), .replay(let responses):
+            return (best, .response(responses[min(claimed, responses.count - 1)]))
         case .handler(let handler): return (best, .handler(handler))
         }
     }

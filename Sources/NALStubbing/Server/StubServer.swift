@@ -2,7 +2,7 @@ import NALCore
 import NALLogging
 
 #if canImport(FoundationNetworking)
-    import Foundation
+    public import Foundation
     public import FoundationNetworking
 #else
     public import Foundation
@@ -43,18 +43,35 @@ public final class StubServer: Sendable {
     private struct State: Sendable {
         var registry = StubRegistry()
         var journal: [RecordedRequest] = []
+        /// What each journaled request was answered with, for `exportHAR()`; `nil` while unanswered or unmatched.
+        var answers: [ServedAnswer?] = []
         var nextID: UInt64 = 0
+    }
+
+    /// A response as the journal keeps it for export.
+    struct ServedAnswer: Sendable {
+        let status: Int
+        let headers: [String: String]
+        let body: Data?
     }
 
     /// What happens to a request that no stub matches.
     public let unmatchedPolicy: UnmatchedPolicy
+    /// Where requests that passed through to the network are recorded, as HAR.
+    private let recorder: Cassette?
     private let state = Locked(State())
     private let slot = Locked<ProtocolSlot?>(nil)
     private static var log: Logger { Logger(nal: .stubbing) }
 
     /// Creates a server with no stubs.
-    public init(unmatched: UnmatchedPolicy = .fail) {
+    ///
+    /// - Parameters:
+    ///   - unmatched: what happens to a request that no stub matches.
+    ///   - cassette: with `.passThrough`, a HAR file that records, redacted, every request that went to the network
+    ///     and its response; for apps that use URLSession directly (see `RecordingTransport` for the rest).
+    public init(unmatched: UnmatchedPolicy = .fail, recordingTo cassette: URL? = nil) {
         unmatchedPolicy = unmatched
+        recorder = cassette.map { Cassette(file: $0) }
         slot.withLock { $0 = ProtocolSlot(for: self) }
     }
 
@@ -115,7 +132,7 @@ public final class StubServer: Sendable {
         register(matcher, .handler(handler))
     }
 
-    private func register(_ matcher: RequestMatcher, _ source: StubEntry.Source) -> StubHandle {
+    func register(_ matcher: RequestMatcher, _ source: StubEntry.Source) -> StubHandle {
         state.withLock { state in
             state.nextID += 1
             state.registry.add(StubEntry(id: state.nextID, matcher: matcher, source: source))
@@ -191,6 +208,7 @@ public final class StubServer: Sendable {
             case .follow(let next):
                 exchange.request = next
             case .deliver(let http):
+                noteAnswer(response, url: exchange.request.url)
                 deliverAtOnce(StubPlayback(response: response), http, output)
                 return nil
             case .fail(let error):
@@ -205,8 +223,38 @@ public final class StubServer: Sendable {
         let recorded = RecordedRequest(request)
         return state.withLock { state in
             state.journal.append(recorded)
+            state.answers.append(nil)
             return state.registry.answer(recorded)?.1
         }
+    }
+
+    /// Notes what the last journaled request for `url` was answered with, for `exportHAR()`.
+    private func noteAnswer(_ response: StubResponse, url: URL?) {
+        let body: Data? =
+            switch response.body {
+            case .data(let data): data
+            case .file: nil
+            }
+        let answer = ServedAnswer(
+            status: response.status, headers: StubPlayback(response: response).headers, body: body)
+        state.withLock { state in
+            guard let index = state.journal.lastIndex(where: { $0.url == url }) else { return }
+            state.answers[index] = answer
+        }
+    }
+
+    /// The journal as HAR 1.2, redacted like `curlCommand()` unless `revealingSecrets`: every request with the
+    /// response it was given (an unmatched one has status 0). Open it in a browser's devtools.
+    public func exportHAR(revealingSecrets: Bool = false) -> Data {
+        let (journal, answers) = state.withLock { ($0.journal, $0.answers) }
+        let entries = zip(journal, answers).map { request, answer in
+            HARDocument.Entry.recorded(
+                method: request.method, url: request.url, requestHeaders: request.headers,
+                requestBody: request.body.isEmpty ? nil : request.body, status: answer?.status ?? 0,
+                responseHeaders: answer?.headers ?? [:], responseBody: answer?.body, started: request.date,
+                duration: .zero, revealingSecrets: revealingSecrets)
+        }
+        return HARDocument(log: HARDocument.Log(entries: entries)).encoded()
     }
 
     /// The waiting part of serving: handlers, delays, speed limits, files, and the redirects after them.
@@ -245,6 +293,7 @@ public final class StubServer: Sendable {
                 }
                 answer = nextAnswer
             case .deliver(let http):
+                noteAnswer(response, url: exchange.request.url)
                 await deliver(playback, http, chunked: exchange.fromNAL, output)
                 return
             case .fail(let error):
@@ -305,8 +354,11 @@ public final class StubServer: Sendable {
         switch unmatchedPolicy {
         case .passThrough:
             do {
+                let started = Date()
+                let clock = ContinuousClock.now
                 let (data, response) = try await PassThrough.session.data(for: request)
                 guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+                record(request, recorded, http, data, started: started, duration: .now - clock)
                 output.receive(http)
                 if !data.isEmpty { output.load(data) }
                 output.finish()
@@ -319,6 +371,26 @@ public final class StubServer: Sendable {
             var userInfo: [String: Any] = [NSLocalizedDescriptionKey: report]
             if let url = request.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
             output.fail(URLError(.resourceUnavailable, userInfo: userInfo))
+        }
+    }
+
+    /// Records a request that went to the network, and its answer, in the journal's answers and the cassette.
+    private func record(
+        _ request: URLRequest, _ recorded: RecordedRequest, _ http: HTTPURLResponse, _ data: Data, started: Date,
+        duration: Duration
+    ) {
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields { headers["\(name)"] = "\(value)" }
+        noteAnswer(StubResponse(status: http.statusCode, headers: headers, body: data), url: request.url)
+        guard let recorder else { return }
+        do {
+            try recorder.append(
+                .recorded(
+                    method: recorded.method, url: recorded.url, requestHeaders: recorded.headers,
+                    requestBody: recorded.body.isEmpty ? nil : recorded.body, status: http.statusCode,
+                    responseHeaders: headers, responseBody: data, started: started, duration: duration))
+        } catch {
+            Self.log.error("\(error.description, privacy: .public)")
         }
     }
 

@@ -1,0 +1,32 @@
+public import Foundation
+
+/// A fixture file that cannot be used: which file, where in it, and what is wrong.
+///
+/// Its description reads as compilers print errors, `path:line:column: message`, so editors and CI logs link to
+/// the spot.
+public struct FixtureError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file.
+    public let file: URL
+    /// The 1-based line, when the problem has one.
+    public let line: Int?
+    /// The 1-based column, when known.
+    public let column: Int?
+    /// What is wrong, as a sentence fragment.
+    public let message: String
+
+    /// Creates an error.
+    public init(file: URL, line: Int? = nil, column: Int? = nil, message: String) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.message = message
+    }
+
+    /// `path:line:column: message`.
+    public var description: String {
+        var location = file.path
+        if let line { location += ":\(line)" }
+        if let line = line, line > 0, let column { location += ":\(column)" }
+        return "\(location): \(message)"
+    }
+}

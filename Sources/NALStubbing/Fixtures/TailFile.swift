@@ -1,0 +1,146 @@
+import Foundation
+import NALCore
+
+/// One Mocktail `.tail` file, parsed and checked once at load:
+///
+/// ```
+/// GET                        line 1: a regular expression for the method (the whole method)
+/// .*/users/[0-9]+$           line 2: a regular expression for the URL (found anywhere in it)
+/// 200                        line 3: the status
+/// Content-Type: application/json
+///                            headers until a blank line
+/// {"name": "{{ name }}"}     the body; {{ name }} is filled from the placeholders
+/// ```
+///
+/// A `Content-Type` that ends in `;base64` marks a base64 body, decoded here, once. Unlike Mocktail, CRLF files,
+/// header values with `:` and placeholders that nothing fills (an error, not a silent `{{x}}`) are handled.
+struct TailFile: Sendable {
+    let file: URL
+    let methodPattern: String
+    let urlPattern: String
+    let response: StubResponse
+
+    /// The matcher that serves this file: its method and URL patterns.
+    var matcher: RequestMatcher {
+        RequestMatcher(
+            node: .all([
+                .condition(.methodPattern(methodPattern, PathPattern("^(?:\(methodPattern))$"))),
+                .condition(.urlPattern(urlPattern, PathPattern(urlPattern))),
+            ]))
+    }
+
+    /// Parses `data`, the contents of `file`; every problem is a `FixtureError` with its line.
+    init(_ data: Data, file: URL, placeholders: [String: String]) throws(FixtureError) {
+        self.file = file
+        var lines = LineReader(data)
+        func fail(_ line: Int, _ message: String, column: Int? = nil) -> FixtureError {
+            FixtureError(file: file, line: line, column: column, message: message)
+        }
+        guard let method = lines.next(), !method.text.isEmpty else {
+            throw fail(1, "expected a method pattern (such as GET) on line 1")
+        }
+        guard PathPattern("^(?:\(method.text))$").expression != nil else {
+            throw fail(1, "the method pattern '\(method.text)' is not a valid regular expression")
+        }
+        guard let url = lines.next(), !url.text.isEmpty else {
+            throw fail(2, "expected a URL pattern on line 2")
+        }
+        guard PathPattern(url.text).expression != nil else {
+            throw fail(2, "the URL pattern '\(url.text)' is not a valid regular expression")
+        }
+        guard let statusLine = lines.next() else { throw fail(3, "expected a status code on line 3") }
+        guard let status = Int(statusLine.text.trimmingCharacters(in: .whitespaces)), (100...599).contains(status)
+        else {
+            throw fail(3, "the status '\(statusLine.text)' is not a number from 100 to 599")
+        }
+        var headers: [String: String] = [:]
+        while let line = lines.next(), !line.text.isEmpty {
+            guard let colon = line.text.firstIndex(of: ":") else {
+                throw fail(line.number, "the header line '\(line.text)' has no ':'; end the headers with a blank line")
+            }
+            let name = line.text[..<colon].trimmingCharacters(in: .whitespaces)
+            let value = line.text[line.text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            guard HTTPToken.isValid(name) else {
+                throw fail(line.number, "'\(name)' is not a valid header name")
+            }
+            headers[name] = value
+        }
+        var body = lines.rest
+        let bodyLine = lines.lineNumber + 1
+        let typeKey = headers.keys.first { HTTPToken.equalsIgnoringASCIICase($0, "Content-Type") }
+        if let typeKey, let type = headers[typeKey], type.lowercased().hasSuffix(";base64") {
+            headers[typeKey] = String(type.dropLast(";base64".count))
+            let text = String(decoding: body, as: UTF8.self).filter { !$0.isWhitespace }
+            guard let decoded = Data(base64Encoded: text) else {
+                throw fail(bodyLine, "the body is marked ;base64 but is not valid base64")
+            }
+            body = decoded
+        } else {
+            body = try Self.fill(body, placeholders, from: bodyLine) { line, message in fail(line, message) }
+        }
+        methodPattern = method.text
+        urlPattern = url.text
+        response = StubResponse(status: status, headers: headers, body: body)
+    }
+
+    /// `body` with every `{{ name }}` replaced; a name without a value is an error at its line.
+    private static func fill(
+        _ body: Data, _ placeholders: [String: String], from firstLine: Int,
+        _ fail: (Int, String) -> FixtureError
+    ) throws(FixtureError) -> Data {
+        guard body.firstRange(of: Data("{{".utf8)) != nil, let text = String(data: body, encoding: .utf8) else {
+            return body
+        }
+        var result = ""
+        var rest = text[...]
+        var line = firstLine
+        while let open = rest.range(of: "{{") {
+            let before = rest[..<open.lowerBound]
+            line += before.count { $0 == "\n" }
+            result += before
+            guard let close = rest[open.upperBound...].range(of: "}}") else {
+                throw fail(line, "a placeholder opens with '{{' but never closes with '}}'")
+            }
+            let name = rest[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
+            guard let value = placeholders[name] else {
+                let known = placeholders.keys.sorted().joined(separator: ", ")
+                throw fail(
+                    line,
+                    "the placeholder '\(name)' has no value; pass it in placeholders (given: \(known.isEmpty ? "none" : known))"
+                )
+            }
+            result += value
+            rest = rest[close.upperBound...]
+        }
+        result += rest
+        return Data(result.utf8)
+    }
+}
+
+/// Reads lines of a file (LF or CRLF) and then hands over the rest as bytes.
+private struct LineReader {
+    private let data: Data
+    private var offset: Data.Index
+    private(set) var lineNumber = 0
+
+    init(_ data: Data) {
+        // A UTF-8 byte-order mark is not part of the first line.
+        let bom = Data([0xEF, 0xBB, 0xBF])
+        self.data = data
+        offset = data.starts(with: bom) ? data.startIndex + 3 : data.startIndex
+    }
+
+    /// The next line without its line ending, or `nil` at the end of the file.
+    mutating func next() -> (text: String, number: Int)? {
+        guard offset < data.endIndex else { return nil }
+        let end = data[offset...].firstIndex(of: UInt8(ascii: "\n")) ?? data.endIndex
+        var line = data[offset..<end]
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        offset = end < data.endIndex ? end + 1 : end
+        lineNumber += 1
+        return (String(decoding: line, as: UTF8.self), lineNumber)
+    }
+
+    /// Everything after the lines read so far.
+    var rest: Data { Data(data[offset...]) }
+}

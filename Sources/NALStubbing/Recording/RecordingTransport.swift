@@ -1,0 +1,233 @@
+public import NALCore
+import NALLogging
+
+#if canImport(FoundationNetworking)
+    public import Foundation
+    public import FoundationNetworking
+#else
+    public import Foundation
+#endif
+
+/// Records real traffic into a HAR cassette once, and replays it from then on: a `Transport`, so it works under a
+/// `Client` and under middleware alike.
+///
+/// ```swift
+/// let recorder = RecordingTransport(cassette: fixtures.appendingPathComponent("github.har"), mode: .once)
+/// let client = Client<GitHub>(transport: recorder)
+/// ```
+///
+/// - Everything is redacted before it is written, by the rules of `curlCommand()` (`SensitiveData`): sensitive
+///   headers, query and body fields, URL passwords, and any secret of the request that the response echoes back.
+///   Replay compares requests redacted the same way, so a request whose token was redacted still matches.
+/// - Writes are atomic, and requests that run at once all land in the cassette, in the order they completed.
+/// - An unmatched request in replay is an `NALError` that names the closest recorded entry; nothing aborts.
+/// - Identical requests replay their recorded responses in order; the last one repeats.
+/// - Downloads are passed to the wrapped transport and not recorded.
+public final class RecordingTransport: Transport {
+    private struct Key: Hashable, Sendable {
+        let method: String
+        let url: NormalizedURL
+        let body: Data?
+        let headers: [String]
+    }
+
+    private struct Replay: Sendable {
+        var entries: [Key: [HARReader.Entry]] = [:]
+        var served: [Key: Int] = [:]
+        var all: [HARReader.Entry] = []
+
+        mutating func add(_ entry: HARReader.Entry, key: Key) {
+            entries[key, default: []].append(entry)
+            all.append(entry)
+        }
+
+        mutating func next(for key: Key) -> HARReader.Entry? {
+            guard let recorded = entries[key], !recorded.isEmpty else { return nil }
+            let index = served[key, default: 0]
+            served[key] = index + 1
+            return recorded[min(index, recorded.count - 1)]
+        }
+    }
+
+    /// The cassette file.
+    public let cassette: URL
+    /// What this transport does: `.once` has become `.replayOnly` or `.recordAll` by whether the cassette existed.
+    public let mode: RecordMode
+    /// What must be equal for a request to replay an entry.
+    public let matching: RecordingMatch
+    private let wrapped: any Transport
+    private let store: Cassette
+    private let replay: Locked<Replay>
+    private let loadError: FixtureError?
+    private static var log: Logger { Logger(nal: .stubbing) }
+
+    /// Creates a transport that records to, or replays from, `cassette`, sending what it records through
+    /// `transport`. A cassette that cannot be read makes every call fail with an error that says why.
+    public init(
+        cassette: URL, mode: RecordMode, matching: RecordingMatch = .default,
+        wrapping transport: any Transport = URLSessionTransport()
+    ) {
+        self.cassette = cassette
+        self.matching = matching
+        wrapped = transport
+        let exists = FileManager.default.fileExists(atPath: cassette.path)
+        let effective: RecordMode = mode == .once ? (exists ? .replayOnly : .recordAll) : mode
+        self.mode = effective
+        var table = Replay()
+        var loaded: [HARReader.Entry] = []
+        var failure: FixtureError?
+        if exists && effective != .recordAll {
+            do {
+                let data = try Data(contentsOf: cassette)
+                loaded = try HARReader.entries(of: data, file: cassette)
+            } catch let error as FixtureError {
+                failure = error
+            } catch {
+                failure = FixtureError(
+                    file: cassette, message: "cannot read the cassette: \(error.localizedDescription)")
+            }
+        }
+        for entry in loaded {
+            table.add(entry, key: Self.key(entry, matching: matching))
+        }
+        loadError = failure
+        replay = Locked(table)
+        store = Cassette(file: cassette, entries: loaded.map(HARDocument.Entry.init))
+    }
+
+    /// The cassette's entries as HAR 1.2: what was loaded and what was recorded since.
+    public func exportHAR() -> Data {
+        store.document.encoded()
+    }
+
+    /// Replays the recorded answer to `request`, or records one from the wrapped transport, as the mode says.
+    public func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
+        if let loadError {
+            throw .transport(
+                URLError(
+                    .cannotParseResponse,
+                    userInfo: [NSLocalizedDescriptionKey: "the cassette cannot be used: \(loadError)"]))
+        }
+        if case .download = context.kind { return try await wrapped.send(request, context: context) }
+        let body = Self.body(of: request, kind: context.kind)
+        let key = Self.key(
+            method: request.httpMethod ?? "GET", url: request.url, headers: request.allHTTPHeaderFields ?? [:],
+            body: body, matching: matching)
+        if mode != .recordAll, let entry = replay.withLock({ $0.next(for: key) }) {
+            return try Self.response(replaying: entry, for: request, context: context)
+        }
+        guard mode != .replayOnly else { throw unmatched(request, key: key) }
+        return try await record(request, body: body, key: key, context: context)
+    }
+
+    private func record(
+        _ request: URLRequest, body: Data?, key: Key, context: TransportContext
+    ) async throws(NALError) -> Response {
+        let started = Date()
+        let response = try await wrapped.send(request, context: context)
+        let entry = HARDocument.Entry.recorded(
+            method: request.httpMethod ?? "GET", url: request.url ?? URL(fileURLWithPath: "/"),
+            requestHeaders: request.allHTTPHeaderFields ?? [:], requestBody: body, status: response.statusCode,
+            responseHeaders: Dictionary(
+                response.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { "\($0), \($1)" }),
+            responseBody: response.data, started: started, duration: response.timing.duration)
+        do {
+            try store.append(entry)
+        } catch {
+            throw .transport(URLError(.cannotWriteToFile, userInfo: [NSLocalizedDescriptionKey: "\(error)"]))
+        }
+        if let written = HARReader.Entry(entry) {
+            replay.withLock { $0.add(written, key: Self.key(written, matching: matching)) }
+        }
+        return response
+    }
+
+    /// The recorded response as this request's answer.
+    private static func response(
+        replaying entry: HARReader.Entry, for request: URLRequest, context: TransportContext
+    ) throws(NALError) -> Response {
+        guard let url = request.url,
+            let http = HTTPURLResponse(
+                url: url, statusCode: entry.status, httpVersion: "HTTP/1.1",
+                headerFields: HARReader.replayedHeaders(entry.responseHeaders))
+        else { throw .transport(URLError(.badURL)) }
+        let progress = context.progressReporter()
+        progress?.expectReceiving(Int64(entry.responseBody.count), alreadyReceived: 0)
+        progress?.received(entry.responseBody.count)
+        progress?.complete()
+        return Response(
+            request: request, httpResponse: http, data: entry.responseBody,
+            timing: ResponseTiming(start: Date(), duration: .milliseconds(Int64(entry.time.rounded()))))
+    }
+
+    /// The error for a request the cassette does not hold, naming the closest entry and how it differs.
+    private func unmatched(_ request: URLRequest, key: Key) -> NALError {
+        let entries = replay.withLock { $0.all }
+        let redactor = HARRedactor()
+        let shown = "\(key.method) \(redactor.url(request.url?.absoluteString ?? ""))"
+        var message = "no recorded entry in \(cassette.lastPathComponent) matches \(shown)"
+        let ranked = entries.map { entry -> (HARReader.Entry, Int, String) in
+            let other = Self.key(entry, matching: matching)
+            var differences: [String] = []
+            if other.method != key.method { differences.append("the method") }
+            if other.url.host != key.url.host || other.url.scheme != key.url.scheme || other.url.port != key.url.port {
+                differences.append("the host")
+            }
+            if other.url.path != key.url.path { differences.append("the path") }
+            if other.url.query != key.url.query { differences.append("the query") }
+            if other.body != key.body { differences.append("the body") }
+            if other.headers != key.headers { differences.append("the headers") }
+            let verb = differences.count == 1 ? "differs" : "differ"
+            return (entry, differences.count, "\(differences.joined(separator: " and ")) \(verb)")
+        }
+        if let (closest, _, differences) = ranked.min(by: { $0.1 < $1.1 }) {
+            message += "; the closest is \(closest.method) \(closest.url.absoluteString) (\(differences))"
+        } else {
+            message += "; the cassette is empty"
+        }
+        Self.log.error("\(message, privacy: .public)")
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: message]
+        if let url = request.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        return .transport(URLError(.resourceUnavailable, userInfo: userInfo))
+    }
+
+    // MARK: Keys
+
+    private static func body(of request: URLRequest, kind: RequestKind) -> Data? {
+        switch kind {
+        case .upload(.data(let data)): data
+        case .upload(.file(let url)):
+            (try? FileAccess.readableFileSize(url)).flatMap { $0 <= 1 << 20 ? try? Data(contentsOf: url) : nil }
+        case .upload(.multipart), .download: nil
+        case .data: request.httpBody
+        }
+    }
+
+    /// The key of a live request: redacted as a cassette stores it, so that it meets its recorded self.
+    private static func key(
+        method: String, url: URL?, headers: [String: String], body: Data?, matching: RecordingMatch
+    ) -> Key {
+        var redactor = HARRedactor()
+        redactor.learnSecrets(url: url, headers: headers, body: body)
+        let redactedURL = URL(string: redactor.url(url?.absoluteString ?? "")) ?? URL(fileURLWithPath: "/")
+        let type = headers.first { HTTPToken.equalsIgnoringASCIICase($0.key, "Content-Type") }?.value
+        return Key(
+            method: HTTPMethod(rawValue: method).rawValue, url: NormalizedURL(redactedURL),
+            body: matching.matchesBody ? body.map { redactor.body($0, contentType: type) } ?? Data() : nil,
+            headers: matching.headers.map { name in
+                headers.first { HTTPToken.equalsIgnoringASCIICase($0.key, name) }.map {
+                    redactor.header($0.key, $0.value)
+                } ?? ""
+            })
+    }
+
+    /// The key of a recorded entry, which is already redacted.
+    private static func key(_ entry: HARReader.Entry, matching: RecordingMatch) -> Key {
+        Key(
+            method: entry.method, url: NormalizedURL(entry.url),
+            body: matching.matchesBody ? entry.requestBody ?? Data() : nil,
+            headers: matching.headers.map { name in
+                entry.requestHeaders.first { HTTPToken.equalsIgnoringASCIICase($0.name, name) }?.value ?? ""
+            })
+    }
+}
