@@ -1,68 +1,82 @@
 import Foundation
 import NALCore
 
-/// Exit codes follow swift-argument-parser and sysexits: 0 success, 1 failure, 64 usage error.
-enum ExitCode: Int32 {
-    case success = 0
-    case failure = 1
-    case usage = 64
-}
-
-struct StandardError: TextOutputStream {
-    mutating func write(_ string: String) {
-        FileHandle.standardError.write(Data(string.utf8))
-    }
-}
-
-struct StandardOutput: TextOutputStream {
-    mutating func write(_ string: String) {
-        FileHandle.standardOutput.write(Data(string.utf8))
-    }
-}
-
+/// `nal-cli`: the commands, their help, and the exit codes of swift-argument-parser (help on stdout with 0; a usage
+/// error on stderr with 64).
 enum CLI {
-    static let usage = "USAGE: nal-cli <subcommand>"
+    static var commands: [any Command.Type] {
+        [DemoCommand.self, RequestCommand.self, EncodeCommand.self, StubsCommand.self]
+    }
 
-    static let help = """
+    static let usage = "nal-cli <subcommand>"
+
+    static var help: String {
+        """
         OVERVIEW: NAL, a network abstraction layer for Swift: describe an API as an enum of endpoints, call it with \
         async/await, and test it against stubs.
 
-        \(usage)
-
-        SUBCOMMANDS:
-          demo                    Prepare the requests of a sample API and print them with their cURL form.
-          help                    Show this help.
+        USAGE: \(usage)
 
         OPTIONS:
-          -h, --help              Show this help.
-        """
+        \(HelpText.row("--version", "Show the version."))
+        \(HelpText.row("-h, --help", "Show help information."))
 
-    static func run(_ arguments: [String]) -> ExitCode {
-        var standardOutput = StandardOutput()
-        var standardError = StandardError()
-        switch arguments.first {
-        case nil, "help", "-h", "--help":
-            print(help, to: &standardOutput)
-            return .success
-        case "demo" where arguments.count == 1:
-            do {
-                try DemoCommand.run(output: &standardOutput)
-                return .success
-            } catch {
-                print("Error: \(error)", to: &standardError)
-                return .failure
+        SUBCOMMANDS:
+        \(commands.map { HelpText.row($0.name, $0.abstract) }.joined(separator: "\n"))
+        \(HelpText.row("help", "Show help for a subcommand."))
+
+          See 'nal-cli help <subcommand>' for detailed help.
+        """
+    }
+
+    static func main(_ arguments: [String], terminal: Terminal) async -> Int32 {
+        guard let first = arguments.first else {
+            terminal.out(help)
+            return ExitCode.success
+        }
+        switch first {
+        case "-h", "--help":
+            terminal.out(help)
+            return ExitCode.success
+        case "--version":
+            terminal.out(NALVersion.current)
+            return ExitCode.success
+        case "help":
+            guard let name = arguments.dropFirst().first else {
+                terminal.out(help)
+                return ExitCode.success
             }
-        case "demo":
-            return usageError("unexpected argument '\(arguments[1])' for 'demo'", to: &standardError)
-        case let unknown?:
-            return usageError("unknown subcommand '\(unknown)'", to: &standardError)
+            guard let command = commands.first(where: { $0.name == name }) else {
+                return usageError("unknown subcommand '\(name)'", usage: usage, helpCommand: "nal-cli --help", terminal)
+            }
+            terminal.out(command.help)
+            return ExitCode.success
+        default:
+            break
+        }
+        guard let command = commands.first(where: { $0.name == first }) else {
+            return usageError(
+                first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown subcommand '\(first)'", usage: usage,
+                helpCommand: "nal-cli --help", terminal)
+        }
+        do throws(UsageError) {
+            let parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), options: command.options)
+            if parsed.has("help") {
+                terminal.out(command.help)
+                return ExitCode.success
+            }
+            return try await command.run(parsed, terminal: terminal)
+        } catch {
+            return usageError(
+                error.message, usage: command.usage, helpCommand: "nal-cli \(command.name) --help", terminal)
         }
     }
 
-    private static func usageError(_ message: String, to standardError: inout StandardError) -> ExitCode {
-        print("Error: \(message)\n\(usage)\n  See 'nal-cli --help' for more information.", to: &standardError)
-        return .usage
+    /// `Error: …`, the usage line and where to find help, on standard error; exit 64.
+    static func usageError(_ message: String, usage: String, helpCommand: String, _ terminal: Terminal) -> Int32 {
+        terminal.err("Error: \(message)\nUsage: \(usage)\n  See '\(helpCommand)' for more information.")
+        return ExitCode.usage
     }
 }
 
-exit(CLI.run(Array(CommandLine.arguments.dropFirst())).rawValue)
+exit(await CLI.main(Array(CommandLine.arguments.dropFirst()), terminal: .current))

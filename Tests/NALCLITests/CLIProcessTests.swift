@@ -66,61 +66,332 @@ struct CLIProcessTests {
         }
     }
 
-    @Test("demo prints prepared requests and their cURL form, with secrets redacted")
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let fixtures = repository.appendingPathComponent("Tests/NALStubbingTests/Fixtures")
+    static let httpbin = ProcessInfo.processInfo.environment["NAL_HTTPBIN_URL"]
+    static let faultServer = ProcessInfo.processInfo.environment["NAL_FAULT_URL"]
+
+    static func golden(_ name: String) throws -> String {
+        try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("Golden/\(name).txt"), encoding: .utf8)
+    }
+
+    @Test(
+        "help: --help, -h, help and no arguments print the golden overview on stdout with exit 0",
+        arguments: [["--help"], ["-h"], ["help"], []])
+    func rootHelp(arguments: [String]) async throws {
+        let result = try await Self.run(executable: "nal-cli", arguments)
+        #expect(result.status == 0 && result.standardError.isEmpty)
+        #expect(result.standardOutput == (try Self.golden("nal-cli")))
+    }
+
+    @Test(
+        "help <command>, <command> --help and <command> -h print the same golden help",
+        arguments: ["demo", "request", "encode", "stubs"])
+    func commandHelp(command: String) async throws {
+        let golden = try Self.golden(command)
+        for arguments in [["help", command], [command, "--help"], [command, "-h"], [command, "--bogus", "--help"]] {
+            let result = try await Self.run(executable: "nal-cli", arguments)
+            #expect(result.status == 0 && result.standardError.isEmpty, "\(arguments)")
+            #expect(result.standardOutput == golden, "\(arguments)")
+        }
+    }
+
+    @Test("--version prints the version")
+    func version() async throws {
+        let result = try await Self.run("--version")
+        #expect(result.status == 0 && result.standardOutput == "0.4.0\n")
+    }
+
+    @Test(
+        "usage errors: Error, the usage line and a hint on stderr, exit 64",
+        arguments: [
+            (["frobnicate"], "unknown subcommand 'frobnicate'", "nal-cli <subcommand>", "nal-cli --help"),
+            (["--frobnicate"], "unknown option '--frobnicate'", "nal-cli <subcommand>", "nal-cli --help"),
+            (
+                ["request"], "missing <method> and <url>", "nal-cli request <method> <url> [<options>]",
+                "nal-cli request --help"
+            ),
+            (
+                ["request", "GET", "https://x.test", "--timeout"], "missing value for '--timeout <seconds>'",
+                "nal-cli request <method> <url> [<options>]", "nal-cli request --help"
+            ),
+            (
+                ["request", "GET", "https://x.test", "--timeout=soon"],
+                "--timeout takes a number of seconds greater than 0, not 'soon'",
+                "nal-cli request <method> <url> [<options>]", "nal-cli request --help"
+            ),
+            (
+                ["request", "GET", "https://x.test", "--json", "a=1", "--form", "b=2"],
+                "--json and --form cannot be combined: a request has one body",
+                "nal-cli request <method> <url> [<options>]", "nal-cli request --help"
+            ),
+            (["demo", "--bogus"], "unknown option '--bogus'", "nal-cli demo [--live <url>]", "nal-cli demo --help"),
+            (
+                ["stubs", "dance"], "unknown action 'dance'; use lint, match or import-har",
+                "nal-cli stubs lint <dir> | match <dir> <method> <url> | import-har <file.har> <dir>",
+                "nal-cli stubs --help"
+            ),
+        ])
+    func usageErrors(arguments: [String], message: String, usage: String, help: String) async throws {
+        let result = try await Self.run(executable: "nal-cli", arguments)
+        #expect(result.status == 64)
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.standardError == "Error: \(message)\nUsage: \(usage)\n  See '\(help)' for more information.\n")
+    }
+
+    @Test("demo: five steps end to end through stubs and real middleware, secrets redacted, exit 0")
     func demo() async throws {
         let result = try await Self.run("demo")
-        #expect(result.status == 0)
-        #expect(result.standardError.isEmpty)
+        #expect(result.status == 0, "\(result.standardError)")
         let output = result.standardOutput
-        #expect(
-            output.contains(
-                "GET https://api.example.com/v1/search?filter%5Blang%5D=swift&filter%5Bmin%5D=10&order=desc&page=2"
-                    + "&per_page=50&q=swift%20nio&sort=stars&tags%5B%5D=server&tags%5B%5D=linux"))
-        #expect(output.contains("GET https://api.example.com/v1/users/octo%2Fcat%3F"))
-        #expect(output.contains("curl -X POST https://api.example.com/v1/repos/swiftlang/swift/issues"))
-        #expect(output.contains("-H 'Authorization: Bearer <redacted>'"))
-        #expect(output.contains("--data-raw 'password=<redacted>&user=ada'"))
-        #expect(!output.contains("ghp_demoSecretToken"))
-        #expect(!output.contains("analytical"))
-        #expect(!output.contains("demo-session-id"))
+        #expect(output.components(separatedBy: "✓").count - 1 == 5, "\(output)")
+        for expected in [
+            "signed in as ada after refreshing the expired credentials once",
+            "access token refresh started",
+            "200 on attempt 2, after waiting the 1 s the server asked for",
+            "read pages 1, 2, 3",
+            "the server received the field name=Ada Lovelace and the file avatar (2048 characters as echoed)",
+            "[##############################] 100% 3.0 MB of 3.0 MB",
+            "saved 3000000 bytes to a file",
+            "Authorization: Basic <redacted>",
+            "All five steps behaved as described.",
+        ] {
+            #expect(output.contains(expected), "missing: \(expected)")
+        }
+        for secret in ["YWRhOnMzY3JldA==", "YWRhOmV4cGlyZWQ=", "r3fresh-t0ken-9"] {
+            #expect(!output.contains(secret), "\(secret) leaked")
+        }
+        #expect(!output.contains("\u{1B}["), "no colour when piped")
+    }
+
+    @Test("demo --live runs the same story against httpbin", .enabled(if: httpbin != nil))
+    func demoLive() async throws {
+        let result = try await Self.run("demo", "--live", try #require(Self.httpbin))
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
+        #expect(result.standardOutput.components(separatedBy: "✓").count - 1 == 5)
     }
 
     @Test("JSON bodies are the same bytes in every process: keys sorted, whatever the process's hash seed")
     func deterministicBodiesAcrossProcesses() async throws {
         var outputs: Set<String> = []
-        for _ in 0..<4 { outputs.insert(try await Self.run("demo").standardOutput) }
-        #expect(outputs.count == 1, "the demo printed \(outputs.count) different outputs in 4 processes")
-        let output = try #require(outputs.first)
-        #expect(
-            output.contains(
-                #"--data-raw '{"assignees":["ada","grace"],"body":"Steps to reproduce are below.","draft":false,"#
-                    + #""labels":["bug","linux"],"milestone":7,"title":"Crash in URLSession on Linux"}'"#))
-        #expect(
-            output.contains(
-                #"--data-raw '{"beta":true,"language":"en","notifications":{"digest":"weekly","email":true,"#
-                    + #""push":false},"theme":"dark","timezone":"UTC","token":"<redacted>"}'"#))
-        #expect(!output.contains("demo-secret-token"))
+        for _ in 0..<4 {
+            outputs.insert(
+                try await Self.run("encode", "z=1", "a:={\"y\":[1,2],\"b\":true,\"m\":{\"q\":null,\"c\":2}}", "k=v")
+                    .standardOutput)
+        }
+        #expect(outputs.count == 1, "encode printed \(outputs.count) different outputs in 4 processes")
+        #expect(outputs.first?.contains(#"{"a":{"b":true,"m":{"c":2,"q":null},"y":[1,2]},"k":"v","z":"1"}"#) == true)
     }
 
-    @Test("help goes to stdout with exit 0", arguments: ["--help", "-h", "help"])
-    func help(flag: String) async throws {
-        let result = try await Self.run(flag)
+    @Test("encode shows each encoding of the same parameters")
+    func encode() async throws {
+        let result = try await Self.run("encode", "q=swift nio", "tags:=[\"a\",\"b\"]", "on:=true")
         #expect(result.status == 0)
-        #expect(result.standardOutput.contains("USAGE: nal-cli <subcommand>"))
-        #expect(result.standardOutput.contains("demo"))
-        #expect(result.standardError.isEmpty)
+        #expect(
+            result.standardOutput == """
+                query, arrays key[]=, bools 1/0 (URLEncoding.default)
+                  on=1&q=swift%20nio&tags%5B%5D=a&tags%5B%5D=b
+                query, arrays key=
+                  on=1&q=swift%20nio&tags=a&tags=b
+                query, arrays key[0]=
+                  on=1&q=swift%20nio&tags%5B0%5D=a&tags%5B1%5D=b
+                query, bools true/false
+                  on=true&q=swift%20nio&tags%5B%5D=a&tags%5B%5D=b
+                form body (URLEncoding.httpBody)
+                  on=1&q=swift%20nio&tags%5B%5D=a&tags%5B%5D=b
+                JSON body (JSONEncoding.default)
+                  {"on":true,"q":"swift nio","tags":["a","b"]}
+
+                """)
     }
 
-    @Test("usage errors go to stderr with exit 64")
-    func usageError() async throws {
-        let unknown = try await Self.run("frobnicate")
-        #expect(unknown.status == 64)
-        #expect(unknown.standardOutput.isEmpty)
-        #expect(unknown.standardError.hasPrefix("Error: unknown subcommand 'frobnicate'\nUSAGE: nal-cli <subcommand>"))
+    @Test("stubs lint: each problem as file:line: message, exit 1; clean directories exit 0")
+    func stubsLint() async throws {
+        let bad = Self.fixtures.appendingPathComponent("tails/bad")
+        let result = try await Self.run("stubs", "lint", bad.path)
+        #expect(result.status == 1)
+        let lines = result.standardOutput.split(separator: "\n")
+        #expect(lines.count == 11)
+        #expect(
+            lines.contains("\(bad.path)/bad-status/bad-status.tail:3: the status 'OK' is not a number from 100 to 599"))
+        #expect(lines.last == "10 files checked, 10 problems")
 
-        let extra = try await Self.run("demo", "--bogus")
-        #expect(extra.status == 64)
-        #expect(extra.standardError.hasPrefix("Error: unexpected argument '--bogus' for 'demo'"))
+        let good = try await Self.run(
+            "stubs", "lint", Self.fixtures.appendingPathComponent("tails/good").path, "--placeholder", "name=Ada",
+            "--placeholder=team=x")
+        #expect(good.status == 0 && good.standardOutput == "8 files checked, 0 problems\n")
+
+        let hars = try await Self.run("stubs", "lint", Self.fixtures.appendingPathComponent("har").path)
+        #expect(hars.status == 1)
+        #expect(
+            hars.standardOutput.contains(
+                "har/brokenfile.har:5:1: not valid JSON: expected ',' or '}' after a value in an object"))
+        #expect(hars.standardOutput.hasSuffix("11 files checked, 1 problem\n"))
+    }
+
+    @Test("stubs match says which stub answers and why the others do not")
+    func stubsMatch() async throws {
+        let result = try await Self.run(
+            "stubs", "match", Self.fixtures.appendingPathComponent("tails/good").path, "GET",
+            "https://api.example.com/api/v1/users/42", "--placeholder", "name=Ada", "--placeholder", "team=x")
+        #expect(result.status == 0)
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.first == "answers users/user.tail: method pattern GET && URL pattern /api/v1/users/[0-9]+$")
+        #expect(
+            lines.contains(
+                "  not catch-all.tail: method pattern GET && URL pattern .*: method pattern GET matched; URL pattern .* "
+                    + "matched; it matches too, but a more specific or newer stub answers"))
+        let none = try await Self.run(
+            "stubs", "match", Self.fixtures.appendingPathComponent("tails/github").path, "POST",
+            "https://api.github.com/users/x", "--placeholder", "login=x")
+        #expect(
+            none.status == 1 && none.standardOutput.hasPrefix("no stub answers POST https://api.github.com/users/x"))
+    }
+
+    @Test("stubs import-har turns every real export into .tail files that lint clean and answer their requests")
+    func stubsImportHAR() async throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("nal-import-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let exports = [
+            "chrome", "firefox", "safari", "charles", "insomnia", "with-bom", "postdata",
+            "head-content-length", "event_stream", "corrupted_gzip_body",
+        ]
+        var written = 0
+        for name in exports {
+            let har = Self.fixtures.appendingPathComponent("har/\(name).har")
+            let result = try await Self.run("stubs", "import-har", har.path, output.appendingPathComponent(name).path)
+            #expect(result.status == 0, "\(name): \(result.standardError)")
+            written += result.standardOutput.split(separator: "\n").filter { $0.hasPrefix("wrote ") }.count
+        }
+        #expect(written == 44)
+        let lint = try await Self.run("stubs", "lint", output.path)
+        #expect(lint.status == 0 && lint.standardOutput == "44 files checked, 0 problems\n")
+        let match = try await Self.run(
+            "stubs", "match", output.appendingPathComponent("chrome").path, "GET", "https://mitmproxy.org/")
+        #expect(match.standardOutput.hasPrefix("answers 000-get-mitmproxy.org-index.tail"))
+    }
+}
+
+/// `nal-cli request` against the local httpbin and the fault server, as a user runs it.
+@Suite(
+    "nal-cli request as a process", .enabled(if: CLIProcessTests.httpbin != nil && CLIProcessTests.faultServer != nil))
+struct CLIRequestTests {
+    static var httpbin: String { CLIProcessTests.httpbin ?? "" }
+    static var fault: String { CLIProcessTests.faultServer ?? "" }
+
+    static func run(_ arguments: String...) async throws -> CLIProcessTests.Result {
+        try await CLIProcessTests.run(executable: "nal-cli", arguments)
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test("GET with query and headers; a JSON body piped is passed through unchanged")
+    func get() async throws {
+        let result = try await Self.run(
+            "request", "GET", "\(Self.httpbin)/get", "-q", "q=swift nio", "-H", "X-Trace: 7")
+        #expect(result.status == 0)
+        let echo = try Self.json(result.standardOutput)
+        #expect((echo["args"] as? [String: String])?["q"] == "swift nio")
+        #expect((echo["headers"] as? [String: String])?["X-Trace"] == "7")
+    }
+
+    @Test("POST JSON (k=v and k:=json), a form, multipart with a file, and an upload from a file")
+    func bodies() async throws {
+        let json = try Self.json(
+            try await Self.run("request", "POST", "\(Self.httpbin)/post", "--json", "name=Ada", "--json", "n:=3")
+                .standardOutput)
+        #expect((json["json"] as? [String: Any])?["n"] as? Int == 3)
+
+        let form = try Self.json(
+            try await Self.run("request", "POST", "\(Self.httpbin)/post", "--form", "a=1 2").standardOutput)
+        #expect((form["form"] as? [String: String])?["a"] == "1 2")
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("nal-cli-\(UUID().uuidString).txt")
+        try Data("from a file".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let multipart = try Self.json(
+            try await Self.run(
+                "request", "POST", "\(Self.httpbin)/post", "--multipart", "who=Ada", "--multipart", "doc=@\(file.path)"
+            )
+            .standardOutput)
+        #expect((multipart["form"] as? [String: String])?["who"] == "Ada")
+        #expect((multipart["files"] as? [String: String])?["doc"] == "from a file")
+
+        let upload = try Self.json(
+            try await Self.run("request", "PUT", "\(Self.httpbin)/put", "--data", "@\(file.path)").standardOutput)
+        #expect(upload["data"] as? String == "from a file")
+    }
+
+    @Test("-o downloads to a file (no progress bar when piped); -i shows status and headers")
+    func downloadAndInclude() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("nal-cli-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try await Self.run("request", "GET", "\(Self.httpbin)/bytes/40000", "-o", file.path)
+        #expect(result.status == 0 && result.standardOutput.isEmpty)
+        #expect(result.standardError == "saved \(file.path)\n")
+        #expect(try Data(contentsOf: file).count == 40_000)
+
+        let included = try await Self.run("request", "GET", "\(Self.httpbin)/get", "-i")
+        #expect(included.standardOutput.hasPrefix("HTTP/1.1 200 "))
+        #expect(included.standardOutput.contains("\nContent-Type: application/json\n"))
+    }
+
+    @Test("--retry turns a flaky 503 into success; exit codes: 22 for an HTTP error, 28 for a timeout, 1 otherwise")
+    func retryAndExitCodes() async throws {
+        let key = UUID().uuidString
+        let flaky = try await Self.run("request", "GET", "\(Self.fault)/flaky?key=\(key)&failures=2", "--retry", "2")
+        #expect(flaky.status == 0 && flaky.standardOutput == "ok after 2")
+
+        let gaveUp = try await Self.run("request", "GET", "\(Self.httpbin)/status/503", "--retry", "1", "-v")
+        #expect(gaveUp.status == 22)
+        #expect(gaveUp.standardError.contains("attempt 1 of GET /status/503 got 503"))
+
+        #expect(try await Self.run("request", "GET", "\(Self.httpbin)/status/404").status == 22)
+        let timeout = try await Self.run("request", "GET", "\(Self.fault)/delay?ms=3000", "--timeout", "0.5")
+        #expect(timeout.status == 28)
+        #expect(timeout.standardError.contains("timed out"))
+        #expect(try await Self.run("request", "GET", "http://127.0.0.1:1/").status == 1)
+    }
+
+    @Test("--curl prints the command with secrets redacted unless --reveal; -v logs redact too")
+    func curlAndVerbose() async throws {
+        let curl = try await Self.run(
+            "request", "POST", "\(Self.httpbin)/post", "--bearer", "t0ken-77", "--json", "password=hunter2", "--curl")
+        #expect(curl.status == 0)
+        #expect(
+            curl.standardOutput == """
+                curl -X POST \(Self.httpbin)/post \\
+                  -H 'Authorization: Bearer <redacted>' \\
+                  -H 'Content-Type: application/json' \\
+                  --data-raw '{"password":"<redacted>"}'
+
+                """)
+        let revealed = try await Self.run(
+            "request", "POST", "\(Self.httpbin)/post", "--bearer", "t0ken-77", "--curl", "--reveal")
+        #expect(revealed.standardOutput.contains("Bearer t0ken-77"))
+        let verbose = try await Self.run("request", "GET", "\(Self.httpbin)/get", "--bearer", "t0ken-77", "-v")
+        #expect(verbose.standardError.contains("Authorization: Bearer <redacted>"))
+        #expect(!verbose.standardError.contains("t0ken-77"))
+    }
+
+    @Test("--stubs answers from fixtures; --record writes a cassette that replays")
+    func stubsAndRecord() async throws {
+        let stubbed = try await Self.run(
+            "request", "GET", "https://api.github.com/users/octocat", "--stubs",
+            CLIProcessTests.fixtures.appendingPathComponent("tails/github").path, "--placeholder", "login=octocat")
+        #expect(stubbed.status == 0 && stubbed.standardOutput == #"{"login": "octocat", "id": 583231}"# + "\n")
+
+        let cassette = FileManager.default.temporaryDirectory.appendingPathComponent("nal-cli-\(UUID().uuidString).har")
+        defer { try? FileManager.default.removeItem(at: cassette) }
+        let recorded = try await Self.run("request", "GET", "\(Self.httpbin)/uuid", "--record", cassette.path)
+        let replayed = try await Self.run("request", "GET", "\(Self.httpbin)/uuid", "--record", cassette.path)
+        #expect(
+            recorded.status == 0 && recorded.standardOutput == replayed.standardOutput, "replayed, not fetched again")
     }
 }
 

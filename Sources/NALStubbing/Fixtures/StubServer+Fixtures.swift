@@ -16,16 +16,15 @@ extension StubServer {
         -> [StubHandle]
     {
         let tails = try Self.tailFiles(in: directory).map { file throws(FixtureError) in
-            let data: Data
-            do {
-                data = try Data(contentsOf: file)
-            } catch {
-                throw FixtureError(file: file, message: "cannot be read: \(error.localizedDescription)")
-            }
-            return try TailFile(data, file: file, placeholders: placeholders)
+            try TailFile(contentsOf: file, placeholders: placeholders)
         }
+        let base = directory.standardizedFileURL.path + "/"
         // Later registrations win ties, so the path that sorts first is registered last.
-        return tails.reversed().map { register($0.matcher, .repeating($0.response)) }
+        return tails.reversed().map { tail in
+            let path = tail.file.standardizedFileURL.path
+            let origin = path.hasPrefix(base) ? String(path.dropFirst(base.count)) : tail.file.lastPathComponent
+            return register(tail.matcher, .repeating(tail.response), origin: origin)
+        }
     }
 
     /// The `.tail` files under `directory`, by relative path.
@@ -62,11 +61,15 @@ extension StubServer {
         }
         var order: [HARStubKey] = []
         var responses: [HARStubKey: [StubResponse]] = [:]
-        for entry in try HARReader.entries(of: data, file: file) {
+        var firstIndex: [HARStubKey: Int] = [:]
+        for (index, entry) in try HARReader.entries(of: data, file: file).enumerated() {
             let key = HARStubKey(
                 method: entry.method, url: NormalizedURL(entry.url),
                 body: matchingBody ? entry.requestBody ?? Data() : nil, source: entry.url)
-            if responses[key] == nil { order.append(key) }
+            if responses[key] == nil {
+                order.append(key)
+                firstIndex[key] = index
+            }
             responses[key, default: []].append(
                 StubResponse(
                     status: entry.status, headers: HARReader.replayedHeaders(entry.responseHeaders),
@@ -75,7 +78,9 @@ extension StubServer {
         return order.map { key in
             var matcher = RequestMatcher.method(HTTPMethod(rawValue: key.method)) && .urlIgnoringQueryOrder(key.source)
             if let body = key.body { matcher = matcher && .body(body) }
-            return register(matcher, .replay(responses[key] ?? []))
+            return register(
+                matcher, .replay(responses[key] ?? []),
+                origin: "\(file.lastPathComponent) entry \(firstIndex[key] ?? 0)")
         }
     }
 }

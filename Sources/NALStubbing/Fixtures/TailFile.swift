@@ -29,6 +29,17 @@ struct TailFile: Sendable {
             ]))
     }
 
+    /// Reads and parses `file`.
+    init(contentsOf file: URL, placeholders: [String: String]) throws(FixtureError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw FixtureError(file: file, message: "cannot be read: \(error.localizedDescription)")
+        }
+        try self.init(data, file: file, placeholders: placeholders)
+    }
+
     /// Parses `data`, the contents of `file`; every problem is a `FixtureError` with its line.
     init(_ data: Data, file: URL, placeholders: [String: String]) throws(FixtureError) {
         self.file = file

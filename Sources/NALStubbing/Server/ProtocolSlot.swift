@@ -8,22 +8,30 @@ protocol StubSlot {
     static var index: Int { get }
 }
 
-enum FirstSlot: StubSlot {
-    static var index: Int { 0 }
+/// Slot numbers as types, in binary: `SlotOne` is 1, `SlotDouble<N>` is 2N, `SlotDoublePlusOne<N>` is 2N + 1. A number needs
+/// as many levels of nesting as it has bits, so even the millionth server's class is cheap to make.
+enum SlotOne: StubSlot {
+    static var index: Int { 1 }
 }
 
-enum NextSlot<Previous: StubSlot>: StubSlot {
-    static var index: Int { Previous.index + 1 }
+enum SlotDouble<Half: StubSlot>: StubSlot {
+    static var index: Int { Half.index * 2 }
+}
+
+enum SlotDoublePlusOne<Half: StubSlot>: StubSlot {
+    static var index: Int { Half.index * 2 + 1 }
 }
 
 /// The slot a server holds: its protocol class, and the entry that lets that class find the server. Slots are
-/// reused after their server is gone, so the number of classes stays at the number of servers alive at once.
+/// never reused: a session made from a server that is gone must fail, not reach another test's stubs (or the
+/// network), so its class keeps pointing at the released slot.
 final class ProtocolSlot: Sendable {
     let index: Int
     let protocolClass: AnyClass
 
     private struct Table: Sendable {
         var servers: [Int: WeakServer] = [:]
+        var next = 1
     }
 
     private struct WeakServer: @unchecked Sendable {
@@ -33,21 +41,20 @@ final class ProtocolSlot: Sendable {
 
     private static let table = Locked(Table())
 
-    /// Takes the lowest free slot for `server`.
+    /// Takes a new slot for `server`.
     init(for server: StubServer) {
         let index = Self.table.withLock { table -> Int in
-            var index = 0
-            while let taken = table.servers[index], taken.server != nil { index += 1 }
-            table.servers[index] = WeakServer(server: server)
-            return index
+            defer { table.next += 1 }
+            table.servers[table.next] = WeakServer(server: server)
+            return table.next
         }
         self.index = index
         protocolClass = Self.protocolClass(for: Self.slotType(index))
     }
 
-    /// Frees the slot.
+    /// Marks the slot's server as gone; its sessions' requests fail from now on.
     func release() {
-        Self.table.withLock { $0.servers[index] = nil }
+        Self.table.withLock { $0.servers[index] = WeakServer(server: nil) }
     }
 
     /// The server that holds slot `index`, if it is alive.
@@ -55,14 +62,25 @@ final class ProtocolSlot: Sendable {
         table.withLock { $0.servers[index]?.server }
     }
 
-    /// `NextSlot<NextSlot<…<FirstSlot>>>` with `index` levels.
-    private static func slotType(_ index: Int) -> any StubSlot.Type {
-        var slot: any StubSlot.Type = FirstSlot.self
-        for _ in 0..<index { slot = next(slot) }
+    /// Whether slot `index` was ever given to a server (alive or gone).
+    static func isAssigned(_ index: Int) -> Bool {
+        table.withLock { $0.servers[index] != nil }
+    }
+
+    /// The type for `index` (at least 1), built from its bits, most significant first.
+    static func slotType(_ index: Int) -> any StubSlot.Type {
+        var slot: any StubSlot.Type = SlotOne.self
+        let bits = Int.bitWidth - index.leadingZeroBitCount
+        for bit in stride(from: bits - 2, through: 0, by: -1) {
+            slot = index & (1 << bit) == 0 ? doubled(slot) : doubledPlusOne(slot)
+        }
         return slot
     }
 
-    private static func next<Slot: StubSlot>(_ slot: Slot.Type) -> any StubSlot.Type { NextSlot<Slot>.self }
+    private static func doubled<Slot: StubSlot>(_ slot: Slot.Type) -> any StubSlot.Type { SlotDouble<Slot>.self }
+    private static func doubledPlusOne<Slot: StubSlot>(_ slot: Slot.Type) -> any StubSlot.Type {
+        SlotDoublePlusOne<Slot>.self
+    }
 
     private static func protocolClass<Slot: StubSlot>(for slot: Slot.Type) -> AnyClass { StubProtocol<Slot>.self }
 }

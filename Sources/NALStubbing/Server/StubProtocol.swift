@@ -19,8 +19,10 @@ final class StubProtocol<Slot: StubSlot>: URLProtocol, NALStubbingProtocol {
     // Foundation makes URLProtocol non-Sendable; the serving task captures only the `ProtocolOutput` wrapper.
     private let serving = Locked(Serving())
 
+    /// Every request of a session made from a server's configuration, even after the server is gone: those then
+    /// fail, rather than reach the network.
     override class func canInit(with request: URLRequest) -> Bool {
-        ProtocolSlot.server(at: Slot.index) != nil
+        ProtocolSlot.isAssigned(Slot.index)
     }
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest {
@@ -31,7 +33,12 @@ final class StubProtocol<Slot: StubSlot>: URLProtocol, NALStubbingProtocol {
         let output = ProtocolOutput(protocol: self)
         guard let server = ProtocolSlot.server(at: Slot.index) else {
             output.fail(
-                URLError(.resourceUnavailable, userInfo: [NSLocalizedDescriptionKey: "the stub server is gone"]))
+                URLError(
+                    .resourceUnavailable,
+                    userInfo: [
+                        NSLocalizedDescriptionKey:
+                            "the StubServer of this session was released; keep a reference to it while its sessions run"
+                    ]))
             return
         }
         // Outside the lock: serving may call back into URLSession, which may stop this protocol on the same thread.

@@ -27,16 +27,19 @@ final class StubEntry: Sendable {
     let id: UInt64
     let matcher: RequestMatcher
     let source: Source
+    /// Where the stub came from, for reports: a fixture file, a HAR entry.
+    let origin: String?
     let specificity: Int
     /// Breaks ties of specificity (see `RequestMatcher.refinement`).
     let refinement: Int
     /// How many requests this stub has answered.
     let served = Atomic<Int>(0)
 
-    init(id: UInt64, matcher: RequestMatcher, source: Source) {
+    init(id: UInt64, matcher: RequestMatcher, source: Source, origin: String? = nil) {
         self.id = id
         self.matcher = matcher
         self.source = source
+        self.origin = origin
         specificity = matcher.specificity
         refinement = matcher.refinement
     }
@@ -48,6 +51,11 @@ final class StubEntry: Sendable {
     }
 
     var description: String {
+        guard let origin else { return plainDescription }
+        return "\(origin): \(plainDescription)"
+    }
+
+    private var plainDescription: String {
         switch source {
         case .repeating: "\(matcher)"
         case .sequence(let responses): "\(matcher) (a sequence of \(responses.count))"
@@ -101,9 +109,25 @@ struct StubRegistry: Sendable {
         self = StubRegistry()
     }
 
+    /// The stub that would answer `request`, without claiming anything.
+    func peek(_ request: RecordedRequest) -> StubEntry? {
+        best(for: request)
+    }
+
     /// The stub that answers `request` and what it answers; claims a sequence's next response. Precedence: the most
     /// specific stub that matches, then the most recently registered.
     func answer(_ request: RecordedRequest) -> (StubEntry, Answer)? {
+        guard let best = best(for: request) else { return nil }
+        let claimed = best.served.add(1, ordering: .relaxed).oldValue
+        switch best.source {
+        case .repeating(let response): return (best, .response(response))
+        case .sequence(let responses), .replay(let responses):
+            return (best, .response(responses[min(claimed, responses.count - 1)]))
+        case .handler(let handler): return (best, .handler(handler))
+        }
+    }
+
+    private func best(for request: RecordedRequest) -> StubEntry? {
         var best: StubEntry?
         func consider(_ entry: StubEntry) {
             if let current = best,
@@ -122,27 +146,22 @@ struct StubRegistry: Sendable {
             }
         }
         patterns.forEach(consider)
-        guard let best else { return nil }
-        let claimed = best.served.add(1, ordering: .relaxed).oldValue
-        switch best.source {
-        case .repeating(let response): return (best, .response(response))
-        case .sequence(let responses), .replay(let responses):
-            return (best, .response(responses[min(claimed, responses.count - 1)]))
-        case .handler(let handler): return (best, .handler(handler))
-        }
+        return best
     }
 
     /// Up to three stubs that come closest to matching `request`, each with why it did not: WireMock's near misses.
-    func nearMisses(_ request: RecordedRequest) -> [String] {
-        let ranked = all.values.map {
+    func nearMisses(_ request: RecordedRequest, limit: Int = 3, excluding excluded: UInt64? = nil) -> [String] {
+        let ranked = all.values.filter { $0.id != excluded }.map {
             entry -> (entry: StubEntry, score: Int, parts: [(matched: Bool, reason: String)]) in
             let parts = entry.matcher.explain(request)
             return (entry, parts.filter(\.matched).count, parts)
         }.sorted { ($0.score, $0.entry.specificity, $0.entry.id) > ($1.score, $1.entry.specificity, $1.entry.id) }
-        return ranked.prefix(3).map { candidate in
+        return ranked.prefix(limit).map { candidate in
             var reasons = candidate.parts.map(\.reason)
             if !candidate.entry.isAvailable, case .sequence(let responses) = candidate.entry.source {
                 reasons.append("all \(responses.count) responses of its sequence were served")
+            } else if candidate.parts.allSatisfy(\.matched) {
+                reasons.append("it matches too, but a more specific or newer stub answers")
             }
             return "\(candidate.entry.description): \(reasons.joined(separator: "; "))"
         }

@@ -132,10 +132,10 @@ public final class StubServer: Sendable {
         register(matcher, .handler(handler))
     }
 
-    func register(_ matcher: RequestMatcher, _ source: StubEntry.Source) -> StubHandle {
+    func register(_ matcher: RequestMatcher, _ source: StubEntry.Source, origin: String? = nil) -> StubHandle {
         state.withLock { state in
             state.nextID += 1
-            state.registry.add(StubEntry(id: state.nextID, matcher: matcher, source: source))
+            state.registry.add(StubEntry(id: state.nextID, matcher: matcher, source: source, origin: origin))
             return StubHandle(id: state.nextID)
         }
     }
@@ -180,6 +180,15 @@ public final class StubServer: Sendable {
                 .map(\.description)
         }
         if !unused.isEmpty { throw StubServerError.unusedStubs(unused) }
+    }
+
+    /// Which stub answers `request` and why each other stub does not, for `nal-cli stubs match`: the answering
+    /// stub (or `nil`), then up to `limit` others with their reasons. Nothing is journaled or claimed.
+    package func matchReport(for request: RecordedRequest, limit: Int = 10) -> (answer: String?, others: [String]) {
+        state.withLock { state in
+            let answer = state.registry.peek(request)
+            return (answer?.description, state.registry.nearMisses(request, limit: limit, excluding: answer?.id))
+        }
     }
 
     /// Whether a stub answers `request`, found as serving finds it but without journaling or playing it: the

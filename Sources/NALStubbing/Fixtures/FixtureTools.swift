@@ -1,0 +1,105 @@
+package import Foundation
+import NALCore
+
+/// What `nal-cli stubs` does with fixture directories.
+package enum FixtureTools {
+    /// Every problem in the `.tail` and `.har` files under `directory`, each file checked on its own; and how many
+    /// files were checked.
+    package static func lint(
+        _ directory: URL, placeholders: [String: String]
+    ) throws(FixtureError) -> (files: Int, problems: [FixtureError]) {
+        let tails = try StubServer.tailFiles(in: directory)
+        let hars = harFiles(in: directory)
+        var problems: [FixtureError] = []
+        for file in tails {
+            do {
+                _ = try TailFile(contentsOf: file, placeholders: placeholders)
+            } catch {
+                problems.append(error)
+            }
+        }
+        for file in hars {
+            do {
+                try StubServer().loadHAR(from: file)
+            } catch {
+                problems.append(error)
+            }
+        }
+        return (tails.count + hars.count, problems)
+    }
+
+    /// Loads the `.tail` files and the `.har` files under `directory` into `server`; the number of stubs.
+    @discardableResult
+    package static func load(
+        _ directory: URL, into server: StubServer, placeholders: [String: String]
+    ) throws(FixtureError) -> Int {
+        var count = try server.loadTails(from: directory, placeholders: placeholders).count
+        for file in harFiles(in: directory) { count += try server.loadHAR(from: file).count }
+        return count
+    }
+
+    /// The `.har` files under `directory`, sorted.
+    static func harFiles(in directory: URL) -> [URL] {
+        (FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL }
+            ?? []).filter { $0.pathExtension == "har" }.sorted { $0.path < $1.path }
+    }
+
+    /// Writes each entry of the HAR file `har` as a `.tail` file in `directory`: the method, the URL escaped as an
+    /// anchored pattern, the status, the replayed headers, the body (base64 when it is not UTF-8 text).
+    package static func importHAR(_ har: URL, to directory: URL) throws(FixtureError) -> [URL] {
+        let data: Data
+        do {
+            data = try Data(contentsOf: har)
+        } catch {
+            throw FixtureError(file: har, message: "cannot be read: \(error.localizedDescription)")
+        }
+        let entries = try HARReader.entries(of: data, file: har)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw FixtureError(file: directory, message: "cannot be created: \(error.localizedDescription)")
+        }
+        var written: [URL] = []
+        for (index, entry) in entries.enumerated() {
+            var headers = HARReader.replayedHeaders(entry.responseHeaders)
+            var body = entry.responseBody
+            if String(data: body, encoding: .utf8) == nil {
+                let typeKey =
+                    headers.keys.first { HTTPToken.equalsIgnoringASCIICase($0, "Content-Type") } ?? "Content-Type"
+                headers[typeKey] = (headers[typeKey] ?? "application/octet-stream") + ";base64"
+                body = Data(body.base64EncodedString(options: .lineLength76Characters).utf8)
+            }
+            var text = "\(escaped(entry.method))\n"
+            text += "^\(escaped(entry.url.absoluteString))$\n"
+            text += "\(max(entry.status, 100))\n"
+            for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\n" }
+            text += "\n"
+            let file = directory.appendingPathComponent(tailName(index, entry))
+            do {
+                try (Data(text.utf8) + body).write(to: file, options: .atomic)
+            } catch {
+                throw FixtureError(file: file, message: "cannot be written: \(error.localizedDescription)")
+            }
+            written.append(file)
+        }
+        return written
+    }
+
+    /// `text` as a regular expression that matches exactly it: metacharacters get a backslash, `/` does not.
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            if "\\^$.|?*+()[]{}".contains(character) { result.append("\\") }
+            result.append(character)
+        }
+        return result
+    }
+
+    /// `003-get-mitmproxy.org-style.min.css.tail`: the entry's number, method, host and last path component.
+    private static func tailName(_ index: Int, _ entry: HARReader.Entry) -> String {
+        let last = entry.url.lastPathComponent == "/" ? "index" : entry.url.lastPathComponent
+        let raw = "\(entry.method.lowercased())-\(entry.url.host ?? "host")-\(last)"
+        let safe = String(raw.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" }.prefix(80))
+        return String(format: "%03d-", index) + safe + ".tail"
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import NALCore
+
+/// A `nal-cli` subcommand: its help, its options, and what it does.
+protocol Command {
+    static var name: String { get }
+    /// One line for the overview.
+    static var abstract: String { get }
+    /// `nal-cli request <method> <url> [<options>]`.
+    static var usage: String { get }
+    /// More about the command, under the overview; may be empty.
+    static var discussion: String { get }
+    /// Positional arguments and what they are.
+    static var arguments: [(name: String, help: String)] { get }
+    static var options: [OptionSpec] { get }
+    /// Runs with parsed arguments and returns the exit code; throws `UsageError` for a bad command line.
+    static func run(_ arguments: ParsedArguments, terminal: Terminal) async throws(UsageError) -> Int32
+}
+
+extension Command {
+    static var discussion: String { "" }
+    static var arguments: [(name: String, help: String)] { [] }
+
+    /// The help text, laid out as swift-argument-parser lays it out.
+    static var help: String {
+        var sections = ["OVERVIEW: \(abstract)"]
+        if !discussion.isEmpty { sections.append(discussion) }
+        sections.append("USAGE: \(usage)")
+        if !arguments.isEmpty {
+            sections.append("ARGUMENTS:\n" + arguments.map { HelpText.row($0.name, $0.help) }.joined(separator: "\n"))
+        }
+        let rows =
+            options.map { HelpText.row($0.synopsis, $0.help) } + [HelpText.row("-h, --help", "Show help information.")]
+        sections.append("OPTIONS:\n" + rows.joined(separator: "\n"))
+        return sections.joined(separator: "\n\n")
+    }
+}
+
+enum HelpText {
+    static let column = 30
+
+    /// `  name                      help`, the help wrapped under its column.
+    static func row(_ name: String, _ help: String) -> String {
+        let lead = "  " + name
+        let padding =
+            lead.count < column
+            ? String(repeating: " ", count: column - lead.count) : "\n" + String(repeating: " ", count: column)
+        return lead + padding + help.replacingOccurrences(of: "\n", with: "\n" + String(repeating: " ", count: column))
+    }
+}
+
+/// Exit codes: swift-argument-parser's and sysexits' for the CLI itself, curl's for `request`.
+enum ExitCode {
+    static let success: Int32 = 0
+    static let failure: Int32 = 1
+    /// An HTTP error status, as `curl -f` exits.
+    static let httpError: Int32 = 22
+    /// A timeout, as curl exits.
+    static let timeout: Int32 = 28
+    static let usage: Int32 = 64
+}
+
+/// A `key=value` argument (`k:=json` for non-strings, as httpie has it) as a parameter.
+enum KeyValueArgument {
+    static func parse(_ argument: String, option: String) throws(UsageError) -> (key: String, value: ParameterValue) {
+        guard let equals = argument.firstIndex(of: "=") else {
+            throw UsageError(message: "'\(argument)' for \(option) is not key=value")
+        }
+        var key = String(argument[..<equals])
+        let raw = String(argument[argument.index(after: equals)...])
+        guard key.hasSuffix(":") else {
+            guard !key.isEmpty else { throw UsageError(message: "'\(argument)' for \(option) has an empty key") }
+            return (key, .string(raw))
+        }
+        key.removeLast()
+        guard !key.isEmpty, let value = try? JSONDecoder().decode(ParameterValue.self, from: Data(raw.utf8)) else {
+            throw UsageError(message: "'\(argument)' for \(option): the value after ':=' is not JSON")
+        }
+        return (key, value)
+    }
+
+    static func parameters(_ arguments: [String], option: String) throws(UsageError) -> Parameters {
+        var parameters: Parameters = [:]
+        for argument in arguments {
+            let (key, value) = try parse(argument, option: option)
+            parameters[key] = value
+        }
+        return parameters
+    }
+}
