@@ -343,6 +343,23 @@ struct StubServerTests {
         #expect(second.requests.count == 1000)
     }
 
+    @Test("a session whose StubServer was released fails its requests instead of reaching the network")
+    func releasedServer() async throws {
+        var server: StubServer? = StubServer()
+        let configuration = try #require(server?.sessionConfiguration)
+        server = nil
+        let session = URLSession(configuration: configuration)
+        do {
+            // A closed local port: reaching the network would fail with cannotConnectToHost instead.
+            _ = try await session.data(from: try #require(URL(string: "http://127.0.0.1:1/x")))
+            Issue.record("the request succeeded")
+        } catch let error as URLError {
+            #expect(error.code == .resourceUnavailable)
+            #expect(error.localizedDescription.contains("the StubServer of this session was released"))
+        }
+        _ = server
+    }
+
     @Test("pass-through sends unmatched requests to the network", .enabled(if: FaultServer.url != nil))
     func passThrough() async throws {
         let url = try #require(FaultServer.url)
