@@ -13,17 +13,7 @@ cd "$(dirname "$0")/.."
 
 ARGS=("$@")
 if [[ "${1:-}" == "--quick" ]]; then ARGS=(--rounds 2 --sequential 50 --concurrent 300); fi
-BENCH="$(swift build -c release --show-bin-path)/nal-bench"
-[[ -x "$BENCH" ]] || { echo "Error: build nal-bench first: swift build -c release --product nal-bench" >&2; exit 1; }
-
-LOG=$(mktemp)
-python3 scripts/loopback_server.py > "$LOG" 2>&1 &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null || true; rm -f "$LOG"' EXIT
-for _ in $(seq 1 50); do
-    PORT=$(sed -n 's/^port \([0-9]*\)$/\1/p' "$LOG")
-    [[ -n "$PORT" ]] && break
-    sleep 0.1
-done
-[[ -n "${PORT:-}" ]] || { echo "Error: the loopback server did not start" >&2; exit 1; }
+source scripts/bench-common.sh
+require_bench
+start_server loopback_server.py
 "$BENCH" loopback "http://127.0.0.1:$PORT" "${ARGS[@]}"

@@ -14,19 +14,9 @@ TOTAL=2000000000
 [[ "${1:-}" == "--quick" ]] && TOTAL=268435456
 LIMIT=$((64 << 20))
 BOUND=$((LIMIT + (32 << 20)))
-BENCH="$(swift build -c release --show-bin-path)/nal-bench"
-[[ -x "$BENCH" ]] || { echo "Error: build nal-bench first: swift build -c release --product nal-bench" >&2; exit 1; }
-
-LOG=$(mktemp)
-python3 scripts/fault_server.py > "$LOG" 2>&1 &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null || true; rm -f "$LOG"' EXIT
-for _ in $(seq 1 50); do
-    PORT=$(sed -n 's/^port \([0-9]*\)$/\1/p' "$LOG")
-    [[ -n "$PORT" ]] && break
-    sleep 0.1
-done
-[[ -n "${PORT:-}" ]] || { echo "Error: the fault server did not start" >&2; exit 1; }
+source scripts/bench-common.sh
+require_bench
+start_server fault_server.py
 
 # The server compresses its gzip bomb on first use; do that now so that the timing below is NAL's.
 curl -s -o /dev/null "http://127.0.0.1:$PORT/gzip-bomb?total=$TOTAL"

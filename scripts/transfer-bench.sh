@@ -17,20 +17,10 @@ cd "$(dirname "$0")/.."
 
 SIZE=$((1 << 30)); STUB=200000000; ROUNDS=5
 [[ "${1:-}" == "--quick" ]] && { SIZE=$((128 << 20)); STUB=64000000; ROUNDS=2; }
-BENCH="$(swift build -c release --show-bin-path)/nal-bench"
-[[ -x "$BENCH" ]] || { echo "Error: build nal-bench first: swift build -c release --product nal-bench" >&2; exit 1; }
-
+source scripts/bench-common.sh
+require_bench
 WORK=$(mktemp -d)
-LOG="$WORK/server.log"
-python3 scripts/fault_server.py > "$LOG" 2>&1 &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
-for _ in $(seq 1 50); do
-    PORT=$(sed -n 's/^port \([0-9]*\)$/\1/p' "$LOG")
-    [[ -n "$PORT" ]] && break
-    sleep 0.1
-done
-[[ -n "${PORT:-}" ]] || { echo "Error: the test server did not start" >&2; exit 1; }
+start_server fault_server.py
 BASE="http://127.0.0.1:$PORT"
 
 head -c "$SIZE" /dev/urandom > "$WORK/upload.bin"
