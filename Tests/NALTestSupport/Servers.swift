@@ -107,8 +107,17 @@ public enum FaultServer {
 /// delays a timer by a second or two; an upper bound checks that something ends long before its broken behaviour
 /// would (a 30 s wait, an hour's Retry-After), not how fast it is. Speed is measured by `nal-bench`.
 public enum Timing {
-    /// What a loaded machine may add to an expected duration.
-    public static let slack: Duration = .seconds(3)
+    /// What a loaded machine may add to an expected duration: 3 s, 12 s under ThreadSanitizer (which slows every
+    /// thread several times over), or `NAL_TIMING_SLACK_SECONDS`.
+    public static let slack: Duration = {
+        if let text = ProcessInfo.processInfo.environment["NAL_TIMING_SLACK_SECONDS"], let seconds = Int64(text) {
+            return .seconds(seconds)
+        }
+        return underThreadSanitizer ? .seconds(12) : .seconds(3)
+    }()
+
+    /// Whether ThreadSanitizer's runtime is in this process (`swift test --sanitize=thread`).
+    public static let underThreadSanitizer = dlsym(nil, "__tsan_init") != nil
 
     /// `expected` plus the slack of a loaded machine.
     public static func bound(_ expected: Duration) -> Duration { expected + slack }
