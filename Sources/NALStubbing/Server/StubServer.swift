@@ -44,15 +44,15 @@ public final class StubServer: Sendable {
         var registry = StubRegistry()
         var journal: [RecordedRequest] = []
         /// What each journaled request was answered with, for `exportHAR()`; `nil` while unanswered or unmatched.
-        var answers: [ServedAnswer?] = []
+        var answers: [StubResponse?] = []
         var nextID: UInt64 = 0
     }
 
-    /// A response as the journal keeps it for export.
-    struct ServedAnswer: Sendable {
-        let status: Int
-        let headers: [String: String]
-        let body: Data?
+    /// A journaled request and the stub's answer to it, if a stub matched.
+    private struct Lookup: Sendable {
+        let index: Int
+        let recorded: RecordedRequest
+        let answer: StubRegistry.Answer?
     }
 
     /// What happens to a request that no stub matches.
@@ -206,18 +206,19 @@ public final class StubServer: Sendable {
     func serve(_ original: URLRequest, to output: ProtocolOutput) -> Task<Void, Never>? {
         var exchange = StubExchange(original)
         while true {
-            guard let answer = lookUp(exchange.request) else {
+            let found = lookUp(exchange.request)
+            guard let answer = found.answer else {
                 let request = exchange.request
-                return Task { await self.unmatched(request, RecordedRequest(request), output) }
+                return Task { await self.unmatched(request, found, output) }
             }
             guard case .response(let response) = answer, response.isReadyAtOnce else {
-                return Task { [exchange] in await self.serveLater(exchange, answer, output) }
+                return Task { [exchange] in await self.serveLater(exchange, found, answer, output) }
             }
             switch exchange.outcome(of: response) {
             case .follow(let next):
                 exchange.request = next
             case .deliver(let http):
-                noteAnswer(response, url: exchange.request.url)
+                noteAnswer(response, at: found.index)
                 deliverAtOnce(StubPlayback(response: response), http, output)
                 return nil
             case .fail(let error):
@@ -228,28 +229,19 @@ public final class StubServer: Sendable {
     }
 
     /// Journals a request and finds its stub; claims a sequence's next response.
-    private func lookUp(_ request: URLRequest) -> StubRegistry.Answer? {
+    private func lookUp(_ request: URLRequest) -> Lookup {
         let recorded = RecordedRequest(request)
         return state.withLock { state in
             state.journal.append(recorded)
             state.answers.append(nil)
-            return state.registry.answer(recorded)?.1
+            return Lookup(
+                index: state.journal.count - 1, recorded: recorded, answer: state.registry.answer(recorded)?.1)
         }
     }
 
-    /// Notes what the last journaled request for `url` was answered with, for `exportHAR()`.
-    private func noteAnswer(_ response: StubResponse, url: URL?) {
-        let body: Data? =
-            switch response.body {
-            case .data(let data): data
-            case .file: nil
-            }
-        let answer = ServedAnswer(
-            status: response.status, headers: StubPlayback(response: response).headers, body: body)
-        state.withLock { state in
-            guard let index = state.journal.lastIndex(where: { $0.url == url }) else { return }
-            state.answers[index] = answer
-        }
+    /// Notes what the journal's request at `index` was answered with, for `exportHAR()`.
+    private func noteAnswer(_ response: StubResponse, at index: Int) {
+        state.withLock { $0.answers[index] = response }
     }
 
     /// The journal as HAR 1.2, redacted like `curlCommand()` unless `revealingSecrets`: every request with the
@@ -257,20 +249,23 @@ public final class StubServer: Sendable {
     public func exportHAR(revealingSecrets: Bool = false) -> Data {
         let (journal, answers) = state.withLock { ($0.journal, $0.answers) }
         let entries = zip(journal, answers).map { request, answer in
-            HARDocument.Entry.recorded(
+            var body: Data?
+            if case .data(let data)? = answer?.body { body = data }
+            return HARDocument.Entry.recorded(
                 method: request.method, url: request.url, requestHeaders: request.headers,
                 requestBody: request.body.isEmpty ? nil : request.body, status: answer?.status ?? 0,
-                responseHeaders: answer?.headers ?? [:], responseBody: answer?.body, started: request.date,
-                duration: .zero, revealingSecrets: revealingSecrets)
+                responseHeaders: answer.map { StubPlayback(response: $0).headers } ?? [:], responseBody: body,
+                started: request.date, duration: .zero, revealingSecrets: revealingSecrets)
         }
         return HARDocument(log: HARDocument.Log(entries: entries)).encoded()
     }
 
     /// The waiting part of serving: handlers, delays, speed limits, files, and the redirects after them.
     private func serveLater(
-        _ start: StubExchange, _ firstAnswer: StubRegistry.Answer, _ output: ProtocolOutput
+        _ start: StubExchange, _ first: Lookup, _ firstAnswer: StubRegistry.Answer, _ output: ProtocolOutput
     ) async {
         var exchange = start
+        var index = first.index
         var answer = firstAnswer
         while true {
             let response: StubResponse
@@ -296,13 +291,15 @@ public final class StubServer: Sendable {
             switch exchange.outcome(of: response) {
             case .follow(let next):
                 exchange.request = next
-                guard let nextAnswer = lookUp(next) else {
-                    await unmatched(next, RecordedRequest(next), output)
+                let found = lookUp(next)
+                guard let nextAnswer = found.answer else {
+                    await unmatched(next, found, output)
                     return
                 }
+                index = found.index
                 answer = nextAnswer
             case .deliver(let http):
-                noteAnswer(response, url: exchange.request.url)
+                noteAnswer(response, at: index)
                 await deliver(playback, http, chunked: exchange.fromNAL, output)
                 return
             case .fail(let error):
@@ -359,7 +356,7 @@ public final class StubServer: Sendable {
         }
     }
 
-    private func unmatched(_ request: URLRequest, _ recorded: RecordedRequest, _ output: ProtocolOutput) async {
+    private func unmatched(_ request: URLRequest, _ found: Lookup, _ output: ProtocolOutput) async {
         switch unmatchedPolicy {
         case .passThrough:
             do {
@@ -367,7 +364,7 @@ public final class StubServer: Sendable {
                 let clock = ContinuousClock.now
                 let (data, response) = try await PassThrough.session.data(for: request)
                 guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-                record(request, recorded, http, data, started: started, duration: .now - clock)
+                record(request, found, http, data, started: started, duration: .now - clock)
                 output.receive(http)
                 if !data.isEmpty { output.load(data) }
                 output.finish()
@@ -375,7 +372,7 @@ public final class StubServer: Sendable {
                 output.fail(error as? URLError ?? URLError(.unknown))
             }
         case .fail:
-            let report = unmatchedReport(recorded)
+            let report = unmatchedReport(found.recorded)
             Self.log.error("\(report, privacy: .public)")
             var userInfo: [String: Any] = [NSLocalizedDescriptionKey: report]
             if let url = request.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
@@ -385,12 +382,13 @@ public final class StubServer: Sendable {
 
     /// Records a request that went to the network, and its answer, in the journal's answers and the cassette.
     private func record(
-        _ request: URLRequest, _ recorded: RecordedRequest, _ http: HTTPURLResponse, _ data: Data, started: Date,
+        _ request: URLRequest, _ found: Lookup, _ http: HTTPURLResponse, _ data: Data, started: Date,
         duration: Duration
     ) {
         var headers: [String: String] = [:]
         for (name, value) in http.allHeaderFields { headers["\(name)"] = "\(value)" }
-        noteAnswer(StubResponse(status: http.statusCode, headers: headers, body: data), url: request.url)
+        noteAnswer(StubResponse(status: http.statusCode, headers: headers, body: data), at: found.index)
+        let recorded = found.recorded
         guard let recorder else { return }
         do {
             try recorder.append(
