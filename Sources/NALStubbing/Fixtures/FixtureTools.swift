@@ -65,7 +65,7 @@ package enum FixtureTools {
             var body = entry.responseBody
             if String(data: body, encoding: .utf8) == nil {
                 let typeKey =
-                    headers.keys.first { HTTPToken.equalsIgnoringASCIICase($0, "Content-Type") } ?? "Content-Type"
+                    headers.headerKey("Content-Type") ?? "Content-Type"
                 headers[typeKey] = (headers[typeKey] ?? "application/octet-stream") + ";base64"
                 body = Data(body.base64EncodedString(options: .lineLength76Characters).utf8)
             }

@@ -78,7 +78,7 @@ struct TailFile: Sendable {
         }
         var body = lines.rest
         let bodyLine = lines.lineNumber + 1
-        let typeKey = headers.keys.first { HTTPToken.equalsIgnoringASCIICase($0, "Content-Type") }
+        let typeKey = headers.headerKey("Content-Type")
         if let typeKey, let type = headers[typeKey], type.lowercased().hasSuffix(";base64") {
             headers[typeKey] = String(type.dropLast(";base64".count))
             let text = String(decoding: body, as: UTF8.self).filter { !$0.isWhitespace }

@@ -38,7 +38,7 @@ public struct RecordedRequest: Sendable, Equatable, CustomStringConvertible {
 
     /// The value of the header `name`, in any letter case.
     public func header(_ name: String) -> String? {
-        headers.first { HTTPToken.equalsIgnoringASCIICase($0.key, name) }?.value
+        headers.headerValue(name)
     }
 
     /// The query's items, unescaped; a key that appears twice keeps its first value.

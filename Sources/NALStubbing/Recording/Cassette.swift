@@ -56,8 +56,8 @@ extension HARDocument.Entry {
         func body(_ data: Data, _ type: String?) -> Data {
             revealingSecrets ? data : redactor.body(data, contentType: type)
         }
-        let requestType = requestHeaders.first { HTTPToken.equalsIgnoringASCIICase($0.key, "Content-Type") }?.value
-        let responseType = responseHeaders.first { HTTPToken.equalsIgnoringASCIICase($0.key, "Content-Type") }?.value
+        let requestType = requestHeaders.headerValue("Content-Type")
+        let responseType = responseHeaders.headerValue("Content-Type")
         let shownURL = revealingSecrets ? url.absoluteString : redactor.url(url.absoluteString)
         let postData = requestBody.flatMap { data -> HARDocument.PostData? in
             guard !data.isEmpty else { return nil }
@@ -86,8 +86,8 @@ extension HARDocument.Entry {
                     HARDocument.NameValue(name: $0.name, value: header($0.name, $0.value))
                 },
                 content: content ?? HARDocument.Content(size: 0, mimeType: "", text: nil, encoding: nil),
-                redirectURL: responseHeaders.first { HTTPToken.equalsIgnoringASCIICase($0.key, "Location") }
-                    .map { revealingSecrets ? $0.value : redactor.url($0.value) } ?? "",
+                redirectURL: responseHeaders.headerValue("Location").map { revealingSecrets ? $0 : redactor.url($0) }
+                    ?? "",
                 bodySize: responseBody?.count ?? -1),
             timings: HARDocument.Timings(wait: milliseconds))
     }

@@ -210,14 +210,12 @@ public final class RecordingTransport: Transport {
         var redactor = HARRedactor()
         redactor.learnSecrets(url: url, headers: headers, body: body)
         let redactedURL = URL(string: redactor.url(url?.absoluteString ?? "")) ?? URL(fileURLWithPath: "/")
-        let type = headers.first { HTTPToken.equalsIgnoringASCIICase($0.key, "Content-Type") }?.value
+        let type = headers.headerValue("Content-Type")
         return Key(
             method: HTTPMethod(rawValue: method).rawValue, url: NormalizedURL(redactedURL),
             body: matching.matchesBody ? body.map { redactor.body($0, contentType: type) } ?? Data() : nil,
             headers: matching.headers.map { name in
-                headers.first { HTTPToken.equalsIgnoringASCIICase($0.key, name) }.map {
-                    redactor.header($0.key, $0.value)
-                } ?? ""
+                headers.headerValue(name).map { redactor.header(name, $0) } ?? ""
             })
     }
 

@@ -38,7 +38,7 @@ struct StubPlayback: Sendable {
     /// truncation point makes it a lie on purpose.
     var headers: [String: String] {
         var headers = response.headers
-        if !headers.keys.contains(where: { HTTPToken.equalsIgnoringASCIICase($0, "Content-Length") }),
+        if headers.headerKey("Content-Length") == nil,
             let length = bodyLength
         {
             headers["Content-Length"] = String(length)

@@ -117,7 +117,7 @@ public struct StubResponse: Sendable {
 
     var redirectLocation: String? {
         guard [301, 302, 303, 307, 308].contains(status) else { return nil }
-        return headers.first { HTTPToken.equalsIgnoringASCIICase($0.key, "Location") }?.value
+        return headers.headerValue("Location")
     }
 }
 

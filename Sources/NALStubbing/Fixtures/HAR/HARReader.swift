@@ -111,7 +111,7 @@ struct HARReader {
         where !name.hasPrefix(":") && !connectionHeaders.contains(name.lowercased()) && HTTPToken.isValid(name)
             && HTTPToken.problem(inValue: value) == nil
         {
-            let key = kept.keys.first { HTTPToken.equalsIgnoringASCIICase($0, name) } ?? name
+            let key = kept.headerKey(name) ?? name
             kept[key] = kept[key].map { "\($0), \(value)" } ?? value
         }
         return kept
