@@ -193,6 +193,41 @@ struct HARFixtureTests {
         #expect((try await session.data(for: post).1 as? HTTPURLResponse)?.statusCode == 201)
     }
 
+    @Test(
+        "JSON syntax errors name their line, column and problem",
+        arguments: [
+            (#"{"log": [1, 2}"#, 1, 14, "expected ',' or ']' after a value in an array"),
+            ("{\n  \"log\": {\"entries\": [\n", 3, 1, "the text ends where a value was expected"),
+            ("{\"log\": \"a\u{1}b\"}", 1, 11, "a control character inside a string; escape it"),
+            (#"{"log": {}} x"#, 1, 13, "unexpected text after the JSON value"),
+            (#"{"log" {}}"#, 1, 8, "expected ':' after the key"),
+            (#"{"log": [1,]}"#, 1, 12, "unexpected character ']' where a value was expected"),
+            (String(repeating: "[", count: 600), 1, 513, "nested more than 512 levels deep"),
+        ])
+    func syntaxErrors(text: String, line: Int, column: Int, message: String) throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("bad.har")
+        try Data(text.utf8).write(to: file)
+        #expect(throws: FixtureError(file: file, line: line, column: column, message: "not valid JSON: \(message)")) {
+            try StubServer().loadHAR(from: file)
+        }
+    }
+
+    @Test("a HAR file cut short anywhere fails with a located FixtureError, never crashes")
+    func truncatedHAR() throws {
+        let whole = try Data(contentsOf: Fixtures.harFile("chrome.har"))
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("cut.har")
+        for length in stride(from: 0, to: whole.count, by: 211) {
+            try whole.prefix(length).write(to: file)
+            #expect(throws: FixtureError.self) { try StubServer().loadHAR(from: file) }
+        }
+        try whole.write(to: file)
+        #expect(try StubServer().loadHAR(from: file).count == 3)
+    }
+
     @Test("broken JSON is an error with the line and column")
     func brokenFile() throws {
         let file = Fixtures.harFile("brokenfile.har")

@@ -68,8 +68,8 @@ struct JSONSyntax {
         guard depth < Self.maximumDepth else { throw problem("nested more than \(Self.maximumDepth) levels deep") }
         guard let byte = current else { throw problem("the text ends where a value was expected") }
         switch byte {
-        case UInt8(ascii: "{"): try object(depth: depth)
-        case UInt8(ascii: "["): try array(depth: depth)
+        case UInt8(ascii: "{"): try container(keyed: true, depth: depth)
+        case UInt8(ascii: "["): try container(keyed: false, depth: depth)
         case UInt8(ascii: "\""): try string()
         case UInt8(ascii: "t"): try expect("true")
         case UInt8(ascii: "f"): try expect("false")
@@ -79,54 +79,37 @@ struct JSONSyntax {
         }
     }
 
-    private mutating func object(depth: Int) throws(Problem) {
+    /// An object (`keyed`) or an array: values, with their keys in an object, separated by commas up to the
+    /// closing bracket.
+    private mutating func container(keyed: Bool, depth: Int) throws(Problem) {
+        let close: Character = keyed ? "}" : "]"
+        let name = keyed ? "an object" : "an array"
         index += 1
         skipWhitespace()
-        if current == UInt8(ascii: "}") {
+        if current == close.asciiValue {
             index += 1
             return
         }
         while true {
-            guard current == UInt8(ascii: "\"") else { throw problem("expected a key in quotes") }
-            try string()
-            skipWhitespace()
-            guard current == UInt8(ascii: ":") else { throw problem("expected ':' after the key") }
-            index += 1
-            skipWhitespace()
-            try value(depth: depth + 1)
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","):
+            if keyed {
+                guard current == UInt8(ascii: "\"") else { throw problem("expected a key in quotes") }
+                try string()
+                skipWhitespace()
+                guard current == UInt8(ascii: ":") else { throw problem("expected ':' after the key") }
                 index += 1
                 skipWhitespace()
-            case UInt8(ascii: "}"):
-                index += 1
-                return
-            case nil: throw problem("the text ends inside an object; expected ',' or '}'")
-            default: throw problem("expected ',' or '}' after a value in an object")
             }
-        }
-    }
-
-    private mutating func array(depth: Int) throws(Problem) {
-        index += 1
-        skipWhitespace()
-        if current == UInt8(ascii: "]") {
-            index += 1
-            return
-        }
-        while true {
             try value(depth: depth + 1)
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","):
                 index += 1
                 skipWhitespace()
-            case UInt8(ascii: "]"):
+            case close.asciiValue:
                 index += 1
                 return
-            case nil: throw problem("the text ends inside an array; expected ',' or ']'")
-            default: throw problem("expected ',' or ']' after a value in an array")
+            case nil: throw problem("the text ends inside \(name); expected ',' or '\(close)'")
+            default: throw problem("expected ',' or '\(close)' after a value in \(name)")
             }
         }
     }
