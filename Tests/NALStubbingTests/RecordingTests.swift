@@ -182,6 +182,47 @@ struct RecordingTransportTests {
         }
     }
 
+    @Test("matching: by default identical method and URL replay in order; matchesBody and headers tell them apart")
+    func matchingRules() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cassette = directory.appendingPathComponent("search.har")
+        func search(_ query: String, tenant: String) -> TestEndpoint {
+            TestEndpoint(
+                path: "search", method: .post,
+                requestType: .parameters(["q": .string(query)], encoding: JSONEncoding.default),
+                headers: ["X-Tenant": tenant])
+        }
+        /// Answers with the request's body and tenant, so each recorded answer is recognisable.
+        struct EchoTransport: Transport {
+            func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
+                let text =
+                    String(decoding: request.httpBody ?? Data(), as: UTF8.self)
+                    + " for " + (request.value(forHTTPHeaderField: "X-Tenant") ?? "")
+                return try await MemoryTransport(body: Data(text.utf8)).send(request, context: context)
+            }
+        }
+        let recorder = RecordingTransport(cassette: cassette, mode: .recordAll, wrapping: EchoTransport())
+        let live = Client<TestEndpoint>(transport: recorder)
+        for (query, tenant) in [("swift", "a"), ("rust", "a"), ("swift", "b")] {
+            _ = try await live.request(search(query, tenant: tenant))
+        }
+
+        let byURL = Client<TestEndpoint>(
+            transport: RecordingTransport(cassette: cassette, mode: .replayOnly, wrapping: OfflineTransport()))
+        #expect(try await byURL.request(search("anything", tenant: "z")).string() == #"{"q":"swift"} for a"#)
+        #expect(try await byURL.request(search("anything", tenant: "z")).string() == #"{"q":"rust"} for a"#)
+
+        let strict = Client<TestEndpoint>(
+            transport: RecordingTransport(
+                cassette: cassette, mode: .replayOnly,
+                matching: RecordingMatch(matchesBody: true, headers: ["x-tenant"]),
+                wrapping: OfflineTransport()))
+        #expect(try await strict.request(search("swift", tenant: "b")).string() == #"{"q":"swift"} for b"#)
+        #expect(try await strict.request(search("rust", tenant: "a")).string() == #"{"q":"rust"} for a"#)
+        await #expect(throws: NALError.self) { try await strict.request(search("rust", tenant: "b")) }
+    }
+
     @Test("recordNew replays what it has and records the rest; a broken cassette fails every call with why")
     func recordNewAndBrokenCassette() async throws {
         let directory = try TransferFiles.scratchDirectory()

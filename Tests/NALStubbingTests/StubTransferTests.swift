@@ -1,5 +1,6 @@
 import Foundation
 import NALCore
+import NALLogging
 import NALMiddleware
 import NALStubbing
 import NALTestSupport
@@ -33,6 +34,36 @@ struct StubTransferTests {
         #expect(TransferFiles.isMonotonic(events))
         #expect(events.last?.fractionCompleted == 1 && events.last?.bytesReceived == 400_000)
         #expect(events.dropLast().contains { ($0.fractionCompleted ?? 0) > 0 && ($0.fractionCompleted ?? 0) < 1 })
+    }
+
+    @Test("the completion-handler API reports progress on its callback queue, then completes")
+    func completionHandlerProgress() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("copy.bin")
+        let stubs = StubTransport<TestEndpoint>(
+            .custom { _ in StubResponse(body: Data(count: 300_000)).throttled(bytesPerSecond: 1_500_000) })
+        let client = Client<TestEndpoint>(transport: stubs)
+        let queue = DispatchQueue(label: "nal.test.callbacks")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        let seen = Locked<(events: [TransferProgress], offQueue: Int)>(([], 0))
+        let result = await withCheckedContinuation { continuation in
+            client.request(
+                Self.endpoint("file", .download(.file(destination))), callbackQueue: queue,
+                progress: { progress in
+                    seen.withLock {
+                        $0.events.append(progress)
+                        if DispatchQueue.getSpecific(key: key) != true { $0.offQueue += 1 }
+                    }
+                },
+                completion: { continuation.resume(returning: $0) })
+        }
+        #expect(try result.get().fileURL == destination.standardizedFileURL)
+        let (events, offQueue) = seen.withLock { $0 }
+        #expect(offQueue == 0, "progress arrived off the callback queue")
+        #expect(events.count >= 3 && TransferFiles.isMonotonic(events), "\(events.count) events")
+        #expect(events.last?.fractionCompleted == 1 && events.last?.bytesReceived == 300_000)
     }
 
     @Test("StubTransport: an upload's progress; a retry starts again from zero and says it is attempt 2")
