@@ -165,11 +165,7 @@ enum RequestCommand: Command {
         case "multipart":
             var form = MultipartFormData()
             for field in arguments.all("multipart") {
-                guard let equals = field.firstIndex(of: "="), equals != field.startIndex else {
-                    throw UsageError(message: "'\(field)' for --multipart is not k=v or k=@file")
-                }
-                let name = String(field[..<equals])
-                let value = String(field[field.index(after: equals)...])
+                let (name, value) = try KeyValueArgument.split(field, option: "--multipart")
                 if value.hasPrefix("@") {
                     form.append(fileAt: URL(fileURLWithPath: String(value.dropFirst())), name: name)
                 } else {

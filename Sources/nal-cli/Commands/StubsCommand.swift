@@ -91,10 +91,8 @@ enum Placeholders {
     static func parse(_ arguments: ParsedArguments) throws(UsageError) -> [String: String] {
         var placeholders: [String: String] = [:]
         for pair in arguments.all("placeholder") {
-            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw UsageError(message: "'\(pair)' for --placeholder is not key=value")
-            }
-            placeholders[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+            let (key, value) = try KeyValueArgument.split(pair, option: "--placeholder")
+            placeholders[key] = value
         }
         return placeholders
     }

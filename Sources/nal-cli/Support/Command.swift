@@ -62,16 +62,21 @@ enum ExitCode {
 
 /// A `key=value` argument (`k:=json` for non-strings, as httpie has it) as a parameter.
 enum KeyValueArgument {
-    static func parse(_ argument: String, option: String) throws(UsageError) -> (key: String, value: ParameterValue) {
+    /// `key=value` split at the first `=`; the key may not be empty.
+    static func split(_ argument: String, option: String) throws(UsageError) -> (key: String, value: String) {
         guard let equals = argument.firstIndex(of: "=") else {
             throw UsageError(message: "'\(argument)' for \(option) is not key=value")
         }
-        var key = String(argument[..<equals])
-        let raw = String(argument[argument.index(after: equals)...])
-        guard key.hasSuffix(":") else {
-            guard !key.isEmpty else { throw UsageError(message: "'\(argument)' for \(option) has an empty key") }
-            return (key, .string(raw))
+        guard equals != argument.startIndex else {
+            throw UsageError(message: "'\(argument)' for \(option) has an empty key")
         }
+        return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
+    }
+
+    static func parse(_ argument: String, option: String) throws(UsageError) -> (key: String, value: ParameterValue) {
+        let (name, raw) = try split(argument, option: option)
+        guard name.hasSuffix(":") else { return (name, .string(raw)) }
+        var key = name
         key.removeLast()
         guard !key.isEmpty, let value = try? JSONDecoder().decode(ParameterValue.self, from: Data(raw.utf8)) else {
             throw UsageError(message: "'\(argument)' for \(option): the value after ':=' is not JSON")
