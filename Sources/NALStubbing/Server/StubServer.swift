@@ -19,6 +19,8 @@ import NALLogging
 ///
 /// - **Isolation.** Each server serves only the sessions made from its own configuration, through a URLProtocol class
 ///   of its own, so servers used at once by parallel tests never see each other's stubs, even for the same URL.
+///   Keep the server alive while its sessions run: once it is released, their requests fail instead of reaching the
+///   network.
 /// - **Precedence.** When several stubs match, the most specific wins (an exact URL over method, host and path, over
 ///   a path template, over a prefix; each further condition adds to it), then the most recently registered. Stubs on
 ///   an exact method, host and path are found through an index; the others are tried in order.
