@@ -1,4 +1,5 @@
-/// Copies JSON text, replacing the value of every sensitive object member with `"<redacted>"`.
+/// Copies JSON text, replacing the value of every sensitive object member with `"<redacted>"`, and every string
+/// value that `redactsString` accepts (a recorder's learned secrets).
 ///
 /// A single forward scan with an explicit stack rather than recursion, so deeply nested or hostile input cannot
 /// overflow the stack. It checks structure as far as redaction needs (balanced containers, members with keys,
@@ -6,12 +7,14 @@
 struct JSONRedactor {
     let input: [UInt8]
     let isSensitive: (String) -> Bool
+    let redactsString: ((String) -> Bool)?
     private var output: [UInt8] = []
     private var index = 0
 
-    init(input: [UInt8], isSensitive: @escaping (String) -> Bool) {
+    init(input: [UInt8], isSensitive: @escaping (String) -> Bool, redactsString: ((String) -> Bool)? = nil) {
         self.input = input
         self.isSensitive = isSensitive
+        self.redactsString = redactsString
     }
 
     mutating func run() -> [UInt8]? {
@@ -61,7 +64,12 @@ struct JSONRedactor {
                 expectsKey = isObject
                 copyByte()
             case UInt8(ascii: "\""):
-                guard copyString() != nil else { return nil }
+                let start = output.count
+                guard let text = copyString() else { return nil }
+                if let redactsString, redactsString(text) {
+                    output.removeSubrange(start...)
+                    output.append(contentsOf: Array("\"\(SensitiveData.marker)\"".utf8))
+                }
             default:
                 guard copyScalar() else { return nil }
             }
@@ -79,30 +87,80 @@ struct JSONRedactor {
         while index < input.count, Self.isWhitespace(input[index]) { copyByte() }
     }
 
-    private static func isWhitespace(_ byte: UInt8) -> Bool {
+    static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
-    /// Copies a string token and returns its text with simple escapes resolved (enough to compare keys).
+    /// Copies a string token and returns its text as JSON reads it, escapes resolved, so that `"pass\u0077ord"`
+    /// is the key `password`.
     private mutating func copyString() -> String? {
         let start = index
         guard skipString() else { return nil }
         output.append(contentsOf: input[start..<index])
         let inner = input[(start + 1)..<(index - 1)]
         guard inner.contains(UInt8(ascii: "\\")) else { return String(decoding: inner, as: UTF8.self) }
-        var text: [UInt8] = []
-        var escaped = false
-        for byte in inner {
-            if escaped {
-                text.append(byte)
-                escaped = false
-            } else if byte == UInt8(ascii: "\\") {
-                escaped = true
+        return Self.unescaped(inner)
+    }
+
+    /// The text of a string token's contents, with `\n`, `\"`, `\uXXXX` and surrogate pairs resolved; a lone
+    /// surrogate becomes U+FFFD, as JSON decoders read it.
+    static func unescaped(_ inner: ArraySlice<UInt8>) -> String {
+        var scalars = String.UnicodeScalarView()
+        var pendingHigh: UInt32?
+        var bytes: [UInt8] = []
+        func flushBytes() {
+            guard !bytes.isEmpty else { return }
+            scalars.append(contentsOf: String(decoding: bytes, as: UTF8.self).unicodeScalars)
+            bytes.removeAll()
+        }
+        func append(_ value: UInt32) {
+            if let high = pendingHigh {
+                pendingHigh = nil
+                if (0xDC00...0xDFFF).contains(value) {
+                    scalars.append(Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (value - 0xDC00)) ?? "\u{FFFD}")
+                    return
+                }
+                scalars.append("\u{FFFD}")
+            }
+            if (0xD800...0xDBFF).contains(value) {
+                pendingHigh = value
             } else {
-                text.append(byte)
+                scalars.append(Unicode.Scalar(value) ?? "\u{FFFD}")
             }
         }
-        return String(decoding: text, as: UTF8.self)
+        var position = inner.startIndex
+        while position < inner.endIndex {
+            let byte = inner[position]
+            guard byte == UInt8(ascii: "\\"), position + 1 < inner.endIndex else {
+                if pendingHigh != nil {
+                    pendingHigh = nil
+                    scalars.append("\u{FFFD}")
+                }
+                bytes.append(byte)
+                position += 1
+                continue
+            }
+            flushBytes()
+            let escaped = inner[position + 1]
+            position += 2
+            switch escaped {
+            case UInt8(ascii: "u"):
+                let digits = inner[position..<min(position + 4, inner.endIndex)]
+                let value = UInt32(String(decoding: digits, as: UTF8.self), radix: 16) ?? 0xFFFD
+                position = min(position + 4, inner.endIndex)
+                append(value)
+                continue
+            case UInt8(ascii: "n"): append(0x0A)
+            case UInt8(ascii: "t"): append(0x09)
+            case UInt8(ascii: "r"): append(0x0D)
+            case UInt8(ascii: "b"): append(0x08)
+            case UInt8(ascii: "f"): append(0x0C)
+            default: append(UInt32(escaped))
+            }
+        }
+        flushBytes()
+        if pendingHigh != nil { scalars.append("\u{FFFD}") }
+        return String(scalars)
     }
 
     /// Copies a number, `true`, `false` or `null`.

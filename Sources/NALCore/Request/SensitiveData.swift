@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import NALLogging
 
 /// The one list of what NAL treats as a secret: which header names, query keys and body fields carry credentials.
@@ -6,9 +6,12 @@ import NALLogging
 /// cURL output, NAL's logs, error messages and recorded fixtures redact through it, and `URLSessionTransport`
 /// removes the headers it names from a redirect to another origin.
 ///
-/// A name is sensitive when its last component contains one of `words`, in any letter case: `Authorization`
-/// (`auth`), `X-Session-Token`, `Api-Key`, `user[password]` (`password`), `access_token[]` (`token`). Names in
-/// `headerNames`, `queryKeys` and `bodyFields` are sensitive too, matched whole and in any letter case.
+/// Names are read as words: split at every character that is not a letter or digit and where a lower-case letter
+/// meets an upper-case one, so `X-Api-Key`, `api_key` and `apiKey` are the words `api key`. A name is sensitive
+/// when, read this way, it ends a word with one of `words` (in any letter case, a plural `s` allowed): `auth_token`,
+/// `X-Auth-Token`, `accessToken`, `csrftoken` and `user[password]` are, while `author`, `authority`, `tokenizer`
+/// and `password_hint[length]` are not. Names in `headerNames`, `queryKeys` and `bodyFields` are sensitive too,
+/// matched whole and in any letter case.
 ///
 /// The process-wide list is `SensitiveData.current`; add your own words or names at start-up:
 ///
@@ -17,18 +20,18 @@ import NALLogging
 /// SensitiveData.current.headerNames.insert("X-Tenant")
 /// ```
 public struct SensitiveData: Sendable, Equatable {
-    /// The words of the default list.
+    /// The words of the default list. Separators in a word do not count: `api_key` also matches `apiKey`.
     public static let defaultWords: Set<String> = [
-        "password", "passwd", "secret", "token", "api_key", "apikey", "api-key", "auth", "session", "cookie",
-        "signature", "credential",
+        "password", "passwd", "passphrase", "secret", "token", "apikey", "auth", "authorization", "session",
+        "sessionid", "sessid", "cookie", "signature", "credential", "privatekey", "jwt",
     ]
 
     /// What a redacted value is shown as.
     public static let marker = "<redacted>"
 
-    /// A name whose last component contains one of these words (in any letter case) is sensitive.
+    /// A name that ends a word with one of these (in any letter case) is sensitive.
     public var words: Set<String> {
-        didSet { loweredWords = words.map { Array($0.lowercased().utf8) } }
+        didSet { normalizedWords = Self.normalized(words) }
     }
     /// Header names that are sensitive whatever their words.
     public var headerNames: Set<String>
@@ -36,7 +39,8 @@ public struct SensitiveData: Sendable, Equatable {
     public var queryKeys: Set<String>
     /// JSON and form body fields that are sensitive whatever their words.
     public var bodyFields: Set<String>
-    private var loweredWords: [[UInt8]]
+    /// `words` in lower case, letters and digits only.
+    private var normalizedWords: [[UInt8]]
 
     /// Creates a list; by default the words of `defaultWords` and no extra names.
     public init(
@@ -47,7 +51,7 @@ public struct SensitiveData: Sendable, Equatable {
         self.headerNames = headerNames
         self.queryKeys = queryKeys
         self.bodyFields = bodyFields
-        loweredWords = words.map { Array($0.lowercased().utf8) }
+        normalizedWords = Self.normalized(words)
     }
 
     private static let storage = Locked(SensitiveData())
@@ -68,63 +72,17 @@ public struct SensitiveData: Sendable, Equatable {
     /// Whether the header `name` carries a secret.
     public func isSensitiveHeader(_ name: String) -> Bool {
         if Self.containsIgnoringCase(headerNames, name) { return true }
-        return containsWord(name.utf8[...]) && !Self.containsIgnoringCase(Self.publicHeaderNames, name)
+        return endsAWord(name.utf8[...]) && !Self.containsIgnoringCase(Self.publicHeaderNames, name)
     }
 
     /// Whether the query key `key` (unescaped, for example `user[password]`) carries a secret.
     public func isSensitiveQueryKey(_ key: String) -> Bool {
-        containsWord(Self.lastComponent(of: key)) || Self.containsIgnoringCase(queryKeys, key)
+        endsAWord(Self.lastComponent(of: key)) || Self.containsIgnoringCase(queryKeys, key)
     }
 
     /// Whether the JSON or form field `name` carries a secret.
     public func isSensitiveBodyField(_ name: String) -> Bool {
-        containsWord(Self.lastComponent(of: name)) || Self.containsIgnoringCase(bodyFields, name)
-    }
-
-    /// The value to show for the header `name`: unchanged unless it is a secret. A credential with a scheme keeps
-    /// the scheme (`Bearer <redacted>`): it helps debugging and reveals nothing.
-    public func displayValue(_ value: String, forHeader name: String) -> String {
-        guard isSensitiveHeader(name) else { return value }
-        if let space = value.firstIndex(of: " "), HTTPToken.isValid(String(value[..<space])) {
-            return value[..<space] + " " + Self.marker
-        }
-        return Self.marker
-    }
-
-    /// `url` with the password of its user information, and the values of sensitive query and fragment fields,
-    /// replaced by the marker: `https://ada:<redacted>@host/x?token=<redacted>&page=2`.
-    public func redacting(url: String) -> String {
-        var result = Self.redactingPassword(in: url)
-        guard let question = result.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return result }
-        var tail = ""
-        var rest = result[question...]
-        while let separator = rest.first {
-            let body = rest.dropFirst()
-            let end = separator == "?" ? (body.firstIndex(of: "#") ?? body.endIndex) : body.endIndex
-            tail += String(separator) + redacting(formFields: body[..<end])
-            rest = body[end...]
-        }
-        result = result[..<question] + tail
-        return result
-    }
-
-    /// Form or query text (`a=1&password=x`) with the values of sensitive fields replaced by the marker.
-    public func redacting(formFields text: some StringProtocol) -> String {
-        text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-            let rawKey = pair[..<equals]
-            let key = String(rawKey).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(rawKey)
-            return isSensitiveQueryKey(key) || isSensitiveBodyField(key)
-                ? rawKey + "=" + Self.marker : String(pair)
-        }.joined(separator: "&")
-    }
-
-    /// JSON text with the value of every sensitive field, at any depth, replaced by `"<redacted>"`; everything
-    /// else is kept byte for byte. `nil` when `json` is not valid JSON.
-    public func redacting(json: Data) -> String? {
-        var redactor = JSONRedactor(input: Array(json), isSensitive: isSensitiveBodyField)
-        guard let bytes = redactor.run() else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
+        endsAWord(Self.lastComponent(of: name)) || Self.containsIgnoringCase(bodyFields, name)
     }
 
     /// The last named component of a key: `user[password]` gives `password`, `access_token[]` gives
@@ -135,28 +93,60 @@ public struct SensitiveData: Sendable, Equatable {
         return (named ?? key[...]).utf8
     }
 
-    private func containsWord(_ name: Substring.UTF8View) -> Bool {
-        let lowered = name.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
-        return loweredWords.contains { word in
-            !word.isEmpty && lowered.count >= word.count
-                && (0...(lowered.count - word.count)).contains { start in
-                    lowered[start..<(start + word.count)].elementsEqual(word)
+    /// Whether one of the words, or its plural, ends where a word of `name` ends.
+    private func endsAWord(_ name: Substring.UTF8View) -> Bool {
+        let (letters, wordEnds) = Self.words(of: name)
+        for end in wordEnds {
+            for word in normalizedWords where !word.isEmpty {
+                if end >= word.count, letters[(end - word.count)..<end].elementsEqual(word) { return true }
+                if end > word.count, letters[end - 1] == UInt8(ascii: "s"),
+                    letters[(end - 1 - word.count)..<(end - 1)].elementsEqual(word)
+                {
+                    return true
                 }
+            }
         }
+        return false
+    }
+
+    /// The letters and digits of `name` in lower case, and the offsets in them where a word ends: at a separator,
+    /// where a lower-case letter or digit meets an upper-case letter, and at the end.
+    private static func words(of name: Substring.UTF8View) -> (letters: [UInt8], wordEnds: [Int]) {
+        var letters: [UInt8] = []
+        var ends: [Int] = []
+        var previousWasLowerOrDigit = false
+        for byte in name {
+            let isUpper = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")
+            let isLower = byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")
+            let isDigit = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+            guard isUpper || isLower || isDigit || byte >= 0x80 else {
+                if ends.last != letters.count, !letters.isEmpty { ends.append(letters.count) }
+                previousWasLowerOrDigit = false
+                continue
+            }
+            if isUpper, previousWasLowerOrDigit, ends.last != letters.count { ends.append(letters.count) }
+            letters.append(isUpper ? byte | 0x20 : byte)
+            previousWasLowerOrDigit = isLower || isDigit
+        }
+        if !letters.isEmpty, ends.last != letters.count { ends.append(letters.count) }
+        return (letters, ends)
+    }
+
+    private static func normalized(_ words: Set<String>) -> [[UInt8]] {
+        words.map { word in
+            word.utf8.filter { $0 >= 0x80 || $0.isASCIILetterOrDigit }.map { $0.isASCIIUpper ? $0 | 0x20 : $0 }
+        }.sorted { $0.lexicographicallyPrecedes($1) }
     }
 
     private static func containsIgnoringCase(_ names: Set<String>, _ name: String) -> Bool {
         !names.isEmpty && names.contains { HTTPToken.equalsIgnoringASCIICase($0, name) }
     }
+}
 
-    /// `scheme://user:password@host` with the password replaced; the user name stays visible.
-    private static func redactingPassword(in url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return url }
-        let authorityStart = schemeEnd.upperBound
-        let authorityEnd = url[authorityStart...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
-        guard let at = url[authorityStart..<authorityEnd].lastIndex(of: "@"),
-            let colon = url[authorityStart..<at].firstIndex(of: ":")
-        else { return url }
-        return url[...colon] + marker + url[at...]
+extension UInt8 {
+    fileprivate var isASCIIUpper: Bool { self >= UInt8(ascii: "A") && self <= UInt8(ascii: "Z") }
+    fileprivate var isASCIILetterOrDigit: Bool {
+        isASCIIUpper || (self >= UInt8(ascii: "a") && self <= UInt8(ascii: "z"))
+            || (self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9"))
     }
 }

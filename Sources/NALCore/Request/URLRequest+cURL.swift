@@ -73,18 +73,18 @@ extension URLRequest {
     private static func bodyOption(
         _ body: Data, contentType: String?, revealingSecrets: Bool, sensitive: SensitiveData
     ) -> String {
-        let type = contentType?.lowercased() ?? ""
-        if !revealingSecrets && type.contains("json") {
-            guard let redacted = sensitive.redacting(json: body) else {
-                return "--data-binary @- # \(body.count) bytes of JSON that does not parse, not shown"
-            }
-            return "--data-raw " + shellQuoted(redacted)
+        let shown: SensitiveData.RedactedBody
+        if revealingSecrets {
+            shown = String(data: body, encoding: .utf8).map { .text($0) } ?? .binary(byteCount: body.count)
+        } else {
+            shown = sensitive.redacting(body: body, contentType: contentType)
         }
-        guard let text = String(data: body, encoding: .utf8) else {
-            return "--data-binary @- # \(body.count) bytes of binary data, not shown"
+        switch shown {
+        case .text(let text): return "--data-raw " + shellQuoted(text)
+        case .unparsableJSON(let count):
+            return "--data-binary @- # \(count) bytes of JSON that does not parse, not shown"
+        case .binary(let count): return "--data-binary @- # \(count) bytes of binary data, not shown"
         }
-        let isForm = type.hasPrefix("application/x-www-form-urlencoded")
-        return "--data-raw " + shellQuoted(isForm && !revealingSecrets ? sensitive.redacting(formFields: text) : text)
     }
 
     /// Quoted for POSIX shells when needed: single quotes, with a `'` inside written as `'\''`.

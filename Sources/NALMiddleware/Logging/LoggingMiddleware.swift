@@ -114,25 +114,19 @@ public struct LoggingMiddleware: Middleware {
             .map { "\n  \($0.key): \(sensitive.displayValue($0.value, forHeader: $0.key))" }.joined()
     }
 
-    /// A body as text, redacted when it is JSON or a form, cut to `maximumBodyBytes`.
+    /// A body as text, redacted as `curlCommand()` redacts it (JSON and form fields, also when untyped), cut to
+    /// `maximumBodyBytes`.
     private func body(_ data: Data, type: String?, _ sensitive: SensitiveData) -> String {
         guard !data.isEmpty else { return "  (no body)" }
-        let lowered = type?.lowercased() ?? ""
         var text: String
-        if lowered.contains("json") {
-            guard let redacted = sensitive.redacting(json: data) else {
-                return "  (\(data.count) bytes of JSON that does not parse)"
-            }
-            text = redacted
-        } else if let string = String(data: data, encoding: .utf8) {
-            text =
-                lowered.hasPrefix("application/x-www-form-urlencoded")
-                ? sensitive.redacting(formFields: string) : string
-        } else {
-            return "  (\(data.count) bytes of binary data)"
+        switch sensitive.redacting(body: data, contentType: type) {
+        case .text(let redacted): text = redacted
+        case .unparsableJSON(let count): return "  (\(count) bytes of JSON that does not parse)"
+        case .binary(let count): return "  (\(count) bytes of binary data)"
         }
-        if text.utf8.count > maximumBodyBytes {
-            text = String(decoding: text.utf8.prefix(maximumBodyBytes), as: UTF8.self) + "… (\(data.count) bytes)"
+        let limit = max(0, maximumBodyBytes)
+        if text.utf8.count > limit {
+            text = String(decoding: text.utf8.prefix(limit), as: UTF8.self) + "… (\(data.count) bytes)"
         }
         return "  " + text
     }

@@ -53,7 +53,8 @@ struct SensitiveDataTests {
         #expect(
             list.redacting(url: "https://ada:hunter2@api.example.com:8443/v1?token=t0k&page=2#access_token=frag")
                 == "https://ada:<redacted>@api.example.com:8443/v1?token=<redacted>&page=2#access_token=<redacted>")
-        #expect(list.redacting(url: "https://ada@host/x") == "https://ada@host/x")
+        #expect(list.redacting(url: "https://ghp_abc123@github.com/x") == "https://<redacted>@github.com/x")
+        #expect(list.redacting(url: "https://ada@host/x") == "https://<redacted>@host/x", "a lone user name is a token")
         #expect(
             list.redacting(url: "https://host/x?user%5Bpassword%5D=p&ok=1")
                 == "https://host/x?user%5Bpassword%5D=<redacted>&ok=1")
@@ -130,5 +131,84 @@ struct SensitiveDataTests {
         #expect(message.contains("aaa… (997976 more bytes); the endpoint"))
         let pathError = NALError.invalidRequest(.invalidPath(path: path + "%", problem: "x"))
         #expect("\(pathError)".utf8.count < 2300)
+    }
+}
+
+@Suite("SensitiveData: names read as words, values shown safely")
+struct SensitiveWordsTests {
+    let list = SensitiveData()
+
+    @Test(
+        "a name is sensitive when a listed word ends one of its words, not when it merely contains one",
+        arguments: [
+            ("auth_token", true), ("X-Auth-Token", true), ("X-Api-Key", true), ("apiKey", true), ("api_keys", true),
+            ("accessToken", true), ("csrftoken", true), ("JSESSIONID", true), ("PHPSESSID", true), ("password", true),
+            ("user[passwords]", true), ("oauth", true), ("Authorization", true), ("client_secret", true),
+            ("author", false), ("authority", false), ("authorId", false), ("authors", false), ("tokenizer", false),
+            ("secretary", false), ("keyboard", false), ("password_hint[length]", false), ("cookieless", false),
+        ])
+    func words(name: String, sensitive: Bool) {
+        #expect(list.isSensitiveBodyField(name) == sensitive, "\(name)")
+        #expect(list.isSensitiveQueryKey(name) == sensitive, "\(name)")
+    }
+
+    @Test("only Authorization-style headers keep their scheme, and only a known one")
+    func schemes() {
+        #expect(list.displayValue("Bearer abc", forHeader: "Authorization") == "Bearer <redacted>")
+        #expect(list.displayValue("Basic Zm9v", forHeader: "proxy-authorization") == "Basic <redacted>")
+        #expect(list.displayValue("S1 trailing", forHeader: "X-Auth-Token") == "<redacted>")
+        #expect(list.displayValue("S1 trailing", forHeader: "Authorization") == "<redacted>", "not a known scheme")
+        #expect(list.displayValue("sid=1; theme=dark", forHeader: "Cookie") == "<redacted>")
+    }
+
+    @Test("Location and Content-Location show their URL with its secrets redacted")
+    func locations() {
+        #expect(
+            list.displayValue("https://app/cb#access_token=X1&state=s", forHeader: "Location")
+                == "https://app/cb#access_token=<redacted>&state=s")
+        #expect(list.displayValue("/x?token=t&a=1", forHeader: "content-location") == "/x?token=<redacted>&a=1")
+    }
+
+    @Test("JSON keys are compared as JSON reads them: escapes, surrogate pairs and all")
+    func escapedKeys() {
+        #expect(list.redacting(json: Data(#"{"pass\u0077ord":"X1"}"#.utf8)) == #"{"pass\u0077ord":"<redacted>"}"#)
+        #expect(
+            list.redacting(json: Data(#"{"\u0074oken":1,"a\ud83d\ude00":2}"#.utf8))
+                == #"{"\u0074oken":"<redacted>","a\ud83d\ude00":2}"#)
+        #expect(list.redacting(json: Data(#"{"x\ud800":"kept"}"#.utf8)) == #"{"x\ud800":"kept"}"#)
+    }
+
+    @Test("semicolon-separated query parameters are redacted too")
+    func semicolons() {
+        #expect(list.redacting(url: "https://h/x?a=1;token=X2;b=2") == "https://h/x?a=1;token=<redacted>;b=2")
+    }
+
+    @Test("user names: alone or token-like they are redacted; with a password, a plain name stays")
+    func userNames() {
+        #expect(list.redacting(url: "https://ghp_0123456789abcdef@github.com/r") == "https://<redacted>@github.com/r")
+        #expect(list.redacting(url: "https://ada:pw@host/") == "https://ada:<redacted>@host/")
+        #expect(
+            list.redacting(url: "https://x-access-token0123456789abc:pw@host/")
+                == "https://<redacted>:<redacted>@host/")
+    }
+
+    @Test(
+        "untyped and text/plain bodies are redacted as JSON or form when they are",
+        arguments: [nil, "text/plain", "application/octet-stream"] as [String?])
+    func sniffedBodies(type: String?) {
+        #expect(
+            list.redacting(body: Data("password=D1&a=2".utf8), contentType: type) == .text("password=<redacted>&a=2"))
+        #expect(
+            list.redacting(body: Data(#"{"token":"T1"}"#.utf8), contentType: type) == .text(#"{"token":"<redacted>"}"#))
+        #expect(
+            list.redacting(body: Data("just words, token=T1".utf8), contentType: type) == .text("just words, token=T1"))
+    }
+
+    @Test("cURL output of an untyped form body hides the password")
+    func curlUntypedForm() throws {
+        let endpoint = TestEndpoint(path: "login", method: .post, requestType: .data(Data("password=D1".utf8)))
+        let shown = try endpoint.curlCommand()
+        #expect(!shown.contains("D1"))
+        #expect(shown.contains("password=<redacted>"))
     }
 }

@@ -1,0 +1,157 @@
+public import Foundation
+
+extension SensitiveData {
+    /// Authentication schemes (RFC 9110 §11 and the IANA registry, plus common vendor ones) that an `Authorization`
+    /// value keeps in its display: they help debugging and reveal nothing.
+    static let knownSchemes: Set<String> = [
+        "basic", "bearer", "digest", "negotiate", "ntlm", "hoba", "mutual", "scram-sha-1", "scram-sha-256", "vapid",
+        "dpop", "gnap", "privatetoken", "token", "mac", "oauth", "aws4-hmac-sha256", "concealed",
+    ]
+
+    /// Headers whose value is a URL: shown with the URL's secrets redacted, whatever their name.
+    static let urlHeaderNames: Set<String> = ["location", "content-location", "referer"]
+
+    /// The value to show for the header `name`: unchanged unless it is a secret. An `Authorization` or
+    /// `Proxy-Authorization` credential with a known scheme keeps the scheme (`Bearer <redacted>`); any other
+    /// sensitive value is the marker alone. `Location`, `Content-Location` and `Referer` show their URL with its
+    /// secrets redacted (`https://app/cb#access_token=<redacted>`).
+    public func displayValue(_ value: String, forHeader name: String) -> String {
+        if Self.urlHeaderNames.contains(name.lowercased()) { return redacting(url: value) }
+        guard isSensitiveHeader(name) else { return value }
+        let lowered = name.lowercased()
+        if lowered == "authorization" || lowered == "proxy-authorization",
+            let space = value.firstIndex(of: " "), Self.knownSchemes.contains(value[..<space].lowercased())
+        {
+            return value[..<space] + " " + Self.marker
+        }
+        return Self.marker
+    }
+
+    /// `url` with its secrets replaced by the marker: the password of its user information, a user name that
+    /// stands alone (`https://TOKEN@host`, where tokens travel) or looks like a token, and the values of sensitive
+    /// query and fragment fields, separated by `&` or `;`:
+    /// `https://ada:<redacted>@host/x?token=<redacted>&page=2`.
+    public func redacting(url: String) -> String {
+        var result = Self.redactingUserInfo(in: url)
+        guard let question = result.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return result }
+        var tail = ""
+        var rest = result[question...]
+        while let separator = rest.first {
+            let body = rest.dropFirst()
+            let end = separator == "?" ? (body.firstIndex(of: "#") ?? body.endIndex) : body.endIndex
+            tail += String(separator) + redacting(formFields: body[..<end], separators: "&;")
+            rest = body[end...]
+        }
+        result = result[..<question] + tail
+        return result
+    }
+
+    /// Form or query text (`a=1&password=x`) with the values of sensitive fields replaced by the marker.
+    public func redacting(formFields text: some StringProtocol) -> String {
+        redacting(formFields: text, separators: "&")
+    }
+
+    private func redacting(formFields text: some StringProtocol, separators: String) -> String {
+        var result = ""
+        var field = ""
+        func flush() {
+            if let equals = field.firstIndex(of: "=") {
+                let rawKey = field[..<equals]
+                let key =
+                    String(rawKey).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(rawKey)
+                result += isSensitiveQueryKey(key) || isSensitiveBodyField(key) ? rawKey + "=" + Self.marker : field
+            } else {
+                result += field
+            }
+            field = ""
+        }
+        for character in text {
+            if separators.contains(character) {
+                flush()
+                result.append(character)
+            } else {
+                field.append(character)
+            }
+        }
+        flush()
+        return result
+    }
+
+    /// JSON text with the value of every sensitive field, at any depth, replaced by `"<redacted>"`; everything
+    /// else is kept byte for byte. Keys are compared as JSON reads them, escapes resolved (`"pass\u0077ord"`).
+    /// `nil` when `json` is not valid JSON.
+    public func redacting(json: Data) -> String? {
+        redacting(json: json, redactingStringsWhere: nil)
+    }
+
+    /// JSON text redacted as `redacting(json:)` does, and every string value that `test` accepts replaced whole
+    /// by `"<redacted>"`: how a recorder removes secrets a server echoes back, without touching numbers or keys.
+    package func redacting(json: Data, redactingStringsWhere test: ((String) -> Bool)?) -> String? {
+        var redactor = JSONRedactor(input: Array(json), isSensitive: isSensitiveBodyField, redactsString: test)
+        guard let bytes = redactor.run() else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A request or response body as NAL shows it anywhere (logs, cURL output, recordings), redacted.
+    public enum RedactedBody: Sendable, Equatable {
+        /// Text to show: JSON or form fields redacted, other text as it is.
+        case text(String)
+        /// JSON by its type that does not parse, so it cannot be redacted reliably and is not shown.
+        case unparsableJSON(byteCount: Int)
+        /// Bytes that are not UTF-8 text.
+        case binary(byteCount: Int)
+    }
+
+    /// `body` redacted by what it is: JSON when its `Content-Type` says so, or when it has none (or a text type)
+    /// and parses as JSON; form fields when it is `application/x-www-form-urlencoded`, or has no type (or a text
+    /// type) and reads as `key=value&…` (FoundationNetworking sends an untyped POST body as a form).
+    public func redacting(body: Data, contentType: String?) -> RedactedBody {
+        let type = contentType?.lowercased() ?? ""
+        let untyped = type.isEmpty || type.hasPrefix("text/plain") || type.hasPrefix("application/octet-stream")
+        if type.contains("json") {
+            return redacting(json: body).map(RedactedBody.text) ?? .unparsableJSON(byteCount: body.count)
+        }
+        if untyped, let first = body.first(where: { !JSONRedactor.isWhitespace($0) }),
+            first == UInt8(ascii: "{") || first == UInt8(ascii: "["), let redacted = redacting(json: body)
+        {
+            return .text(redacted)
+        }
+        guard let text = String(data: body, encoding: .utf8) else { return .binary(byteCount: body.count) }
+        if type.hasPrefix("application/x-www-form-urlencoded") || (untyped && Self.looksLikeForm(text)) {
+            return .text(redacting(formFields: text))
+        }
+        return .text(text)
+    }
+
+    /// `a=1&b=2`: fields with `=`, nothing a form encoder would have escaped (spaces, line breaks, quotes).
+    package static func looksLikeForm(_ text: String) -> Bool {
+        guard text.contains("=") else { return false }
+        return text.unicodeScalars.allSatisfy { scalar in
+            scalar.value > 0x20 && scalar.value < 0x7F && scalar != "\"" && scalar != "<" && scalar != ">"
+        }
+    }
+
+    /// `scheme://user:password@host` with the password replaced, and the user name too when it stands alone or
+    /// looks like a token.
+    private static func redactingUserInfo(in url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return url }
+        let authorityStart = schemeEnd.upperBound
+        let authorityEnd = url[authorityStart...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
+        guard let at = url[authorityStart..<authorityEnd].lastIndex(of: "@") else { return url }
+        let userInfo = url[authorityStart..<at]
+        guard let colon = userInfo.firstIndex(of: ":") else {
+            return userInfo.isEmpty ? url : url[..<authorityStart] + marker + url[at...]
+        }
+        let user = userInfo[..<colon]
+        let shownUser = looksLikeToken(user) ? Substring(marker) : user
+        return url[..<authorityStart] + shownUser + ":" + marker + url[at...]
+    }
+
+    /// A user name that is really a credential: a known token prefix, or long and mixing letters and digits.
+    static func looksLikeToken(_ name: Substring) -> Bool {
+        let lowered = name.lowercased()
+        let prefixes = ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "sk-", "sk_", "akia"]
+        if prefixes.contains(where: lowered.hasPrefix) { return true }
+        return name.count >= 20 && name.contains(where: \.isNumber) && name.contains(where: \.isLetter)
+    }
+}
