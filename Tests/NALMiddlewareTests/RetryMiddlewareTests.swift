@@ -1,9 +1,10 @@
 import Foundation
 import NALCore
 import NALLogging
-import NALMiddleware
 import NALTestSupport
 import Testing
+
+@testable import NALMiddleware
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -89,15 +90,22 @@ struct RetryMiddlewareTests {
         #expect(elapsed >= .milliseconds(950) && elapsed < Timing.bound(.seconds(1)), "took \(elapsed)")
     }
 
-    @Test("Retry-After is capped, and a wait that would pass the total timeout is not started")
+    @Test(
+        "a Retry-After longer than the cap returns the response at once; a wait past the total timeout is not started")
     func retryAfterCapAndDeadline() async throws {
         var capped = Self.fast
         capped.maximumRetryAfter = .milliseconds(200)
         let transport = ScriptedTransport([503, 200], headers: ["Retry-After": "3600"])
         let clock = ContinuousClock()
         let start = clock.now
-        _ = try await Client<TestEndpoint>(middleware: [capped], transport: transport).request(TestEndpoint())
-        // Uncapped this waits an hour.
+        do {
+            _ = try await Client<TestEndpoint>(middleware: [capped], transport: transport).request(TestEndpoint())
+            Issue.record("the server asked for an hour and was retried sooner")
+        } catch {
+            #expect(error.response?.statusCode == 503, "the server's answer, not an early retry: \(error)")
+        }
+        // Retrying at the cap would send a second request; waiting would take an hour.
+        #expect(transport.requests.count == 1)
         #expect(clock.now - start < Timing.bound(.milliseconds(200)))
 
         let withinDeadline = ScriptedTransport([503, 200], headers: ["Retry-After": "5"])
@@ -152,11 +160,11 @@ struct RetryMiddlewareTests {
     @Test("HTTP dates in Retry-After: IMF-fixdate, RFC 850 and asctime; nonsense is ignored")
     func httpDates() throws {
         let expected = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
-        #expect(RetryMiddleware.httpDate("Sun, 06 Nov 1994 08:49:37 GMT") == expected)
-        #expect(RetryMiddleware.httpDate("Sunday, 06-Nov-94 08:49:37 GMT") == expected)
-        #expect(RetryMiddleware.httpDate("Sun Nov  6 08:49:37 1994") == expected)
-        #expect(RetryMiddleware.httpDate("soon") == nil)
-        #expect(RetryMiddleware.httpDate("Sun, 32 Nov 1994 08:49:37 GMT") == nil)
+        #expect(RetryAfter.httpDate("Sun, 06 Nov 1994 08:49:37 GMT") == expected)
+        #expect(RetryAfter.httpDate("Sunday, 06-Nov-94 08:49:37 GMT") == expected)
+        #expect(RetryAfter.httpDate("Sun Nov  6 08:49:37 1994") == expected)
+        #expect(RetryAfter.httpDate("soon") == nil)
+        #expect(RetryAfter.httpDate("Sun, 32 Nov 1994 08:49:37 GMT") == nil)
     }
 
     @Test("fault server: 503, 503, 200 over the wire in three attempts", .enabled(if: FaultServer.url != nil))

@@ -25,10 +25,14 @@ import NALLogging
 /// - exactly one `refresh()` runs at a time; requests that fail meanwhile, and requests that start meanwhile, wait
 ///   for it;
 /// - a request whose token was already replaced by a finished refresh replays without refreshing again;
-/// - each failed request is replayed once, with a token fetched again from `token`; a replay that still needs a
-///   refresh returns its response as it is, so there are no loops;
-/// - a refresh that fails fails every request waiting for it with `NALError.tokenRefreshFailed`, which keeps the
-///   response that asked for the refresh.
+/// - each failed request is replayed once, with a token fetched again from `token` and the context's `attempt` one
+///   higher; a replay that still needs a refresh returns its response as it is, so there are no loops;
+/// - a refresh that fails fails every request waiting for it with `NALError.tokenRefreshFailed`: a request whose
+///   own response asked for a refresh keeps that response; a request that was waiting to be sent gets the response
+///   that started the refresh;
+/// - after a refresh fails, none starts again for `refreshCooldown` (5 s by default): a request that needs one
+///   then fails at once with the same error and its own response;
+/// - waiting for a refresh ends at once when the call is cancelled or reaches its total timeout.
 public final class AccessTokenMiddleware: Middleware {
     /// Returns the token to send for an endpoint.
     public typealias TokenProvider = @Sendable (any RemoteService) async throws -> String
@@ -37,19 +41,24 @@ public final class AccessTokenMiddleware: Middleware {
     private let refresher: TokenRefresher?
     private let needsRefresh: @Sendable (Response) -> Bool
 
+    /// The default `refreshCooldown`: 5 seconds.
+    public static let defaultRefreshCooldown: Duration = .seconds(5)
+
     /// Creates the middleware.
     ///
     /// - Parameters:
     ///   - token: the current token for an endpoint; called again after every refresh.
     ///   - refresh: renews the token, for example with a refresh token; `nil` never refreshes.
+    ///   - refreshCooldown: how long after a failed refresh no other starts.
     ///   - needsRefresh: whether a response means the token has expired; by default a 401.
     public init(
         token: @escaping TokenProvider,
         refresh: (@Sendable () async throws -> Void)? = nil,
+        refreshCooldown: Duration = AccessTokenMiddleware.defaultRefreshCooldown,
         needsRefresh: @escaping @Sendable (Response) -> Bool = { $0.statusCode == 401 }
     ) {
         self.token = token
-        refresher = refresh.map(TokenRefresher.init(refresh:))
+        refresher = refresh.map { TokenRefresher(cooldown: refreshCooldown, refresh: $0) }
         self.needsRefresh = needsRefresh
     }
 
@@ -66,17 +75,19 @@ public final class AccessTokenMiddleware: Middleware {
         let generation: UInt64
         do {
             generation = try await refresher?.currentGeneration() ?? 0
-        } catch {
-            throw NALError.tokenRefreshFailed(underlying: error, response: nil)
+        } catch let failure as TokenRefresher.Failure {
+            throw NALError.tokenRefreshFailed(underlying: failure.underlying, response: failure.trigger)
         }
         let response = try await next(try await authorized(request, scheme: scheme, context: context), context)
         guard let refresher, needsRefresh(response) else { return response }
         do {
-            try await refresher.refresh(replacing: generation)
-        } catch {
-            throw NALError.tokenRefreshFailed(underlying: error, response: response)
+            try await refresher.refresh(replacing: generation, trigger: response)
+        } catch let failure as TokenRefresher.Failure {
+            throw NALError.tokenRefreshFailed(underlying: failure.underlying, response: response)
         }
-        let replay = try await next(try await authorized(request, scheme: scheme, context: context), context)
+        let replayContext = context.forAttempt(context.attempt + 1)
+        let replay = try await next(
+            try await authorized(request, scheme: scheme, context: replayContext), replayContext)
         if needsRefresh(replay) {
             MiddlewareLog.middleware.error(
                 "\(replay.statusCode) again after the access token was refreshed; returning it without another refresh")

@@ -12,8 +12,9 @@ import NALLogging
 ///
 /// - Up to `maxAttempts` attempts in all (3 by default: the request and two retries).
 /// - Waits between attempts with exponential backoff and full jitter: a random delay between 0 and
-///   `min(maximumDelay, baseDelay × 2^(retry − 1))`. A `Retry-After` header, in seconds or as an HTTP date, replaces
-///   the backoff, capped at `maximumRetryAfter`.
+///   `min(maximumDelay, baseDelay × 2^(retry − 1))`. A `Retry-After` header, in seconds (digits only) or as an HTTP
+///   date, replaces the backoff; when it asks for longer than `maximumRetryAfter`, the response is returned instead
+///   of retrying early (the server said when it would be ready).
 /// - Retries only idempotent methods by default (GET, HEAD, PUT, DELETE, OPTIONS, TRACE): a POST that reached the
 ///   server once must not be sent twice unless you say so.
 /// - Never waits past the call's total timeout (`TransportContext.deadline`): it returns the last outcome instead.
@@ -82,6 +83,8 @@ public struct RetryMiddleware: Middleware {
                 outcome = .success(try await next(request, attemptContext))
             } catch let error as NALError {
                 outcome = .failure(error)
+            } catch is CancellationError {
+                outcome = .failure(.cancelled)
             }
             guard attempt < maxAttempts, retryableMethods.contains(method), let reason = retryReason(outcome),
                 let delay = delay(before: attempt + 1, after: outcome, deadline: context.deadline)
@@ -101,8 +104,8 @@ public struct RetryMiddleware: Middleware {
         }
     }
 
-    /// Why `outcome` is worth another attempt, or `nil`. Exposed for tests and custom policies.
-    public func retryReason(_ outcome: Result<Response, NALError>) -> String? {
+    /// Why `outcome` is worth another attempt, or `nil`.
+    func retryReason(_ outcome: Result<Response, NALError>) -> String? {
         switch outcome {
         case .success(let response):
             return retryableStatusCodes.contains(response.statusCode) ? "got \(response.statusCode)" : nil
@@ -115,7 +118,8 @@ public struct RetryMiddleware: Middleware {
         }
     }
 
-    /// The wait before attempt `next`, or `nil` when it would end past `deadline`.
+    /// The wait before attempt `next`, or `nil` when there is to be no other attempt: it would end past
+    /// `deadline`, or a `Retry-After` asks for longer than `maximumRetryAfter`.
     func delay(
         before next: Int, after outcome: Result<Response, NALError>, deadline: ContinuousClock.Instant?
     )
@@ -123,7 +127,8 @@ public struct RetryMiddleware: Middleware {
     {
         let wait: Duration
         if case .success(let response) = outcome, let retryAfter = RetryAfter.delay(in: response) {
-            wait = min(retryAfter, maximumRetryAfter)
+            guard retryAfter <= maximumRetryAfter else { return nil }
+            wait = retryAfter
         } else {
             wait = backoff(before: next)
         }
@@ -131,17 +136,24 @@ public struct RetryMiddleware: Middleware {
         return wait
     }
 
-    /// Parses an HTTP date as `Retry-After` may carry it (IMF-fixdate, RFC 850 or asctime).
-    public static func httpDate(_ text: String) -> Date? {
-        RetryAfter.httpDate(text)
+    /// The wait before attempt `next` (2 for the first retry) when no `Retry-After` says otherwise: full jitter,
+    /// uniformly random between 0 and the exponential step, capped at `maximumDelay` (and at a day, whatever it
+    /// says). Negative settings count as zero; nothing here can overflow.
+    func backoff(before next: Int) -> Duration {
+        let exponent = Int64(min(max(next - 2, 0), 30))
+        let base = Self.nanoseconds(baseDelay)
+        let step = base > Self.dayInNanoseconds >> exponent ? Self.dayInNanoseconds : base << exponent
+        let capped = min(step, Self.nanoseconds(maximumDelay), Self.dayInNanoseconds)
+        return .nanoseconds(Int64.random(in: 0...max(0, capped)))
     }
 
-    /// The wait before attempt `next` (2 for the first retry) when no `Retry-After` says otherwise: full jitter,
-    /// uniformly random between 0 and the exponential step, capped.
-    public func backoff(before next: Int) -> Duration {
-        let exponent = min(max(next - 2, 0), 30)
-        let step = min(maximumDelay, baseDelay * (1 << exponent))
-        let nanoseconds = max(0, step.components.seconds * 1_000_000_000 + step.components.attoseconds / 1_000_000_000)
-        return .nanoseconds(Int64.random(in: 0...nanoseconds))
+    private static let dayInNanoseconds: Int64 = 86_400 * 1_000_000_000
+
+    /// A duration in nanoseconds, from 0 to a day.
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 0 }
+        guard seconds < 86_400 else { return dayInNanoseconds }
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }
