@@ -28,6 +28,11 @@ public final class Client<Service: RemoteService>: Sendable {
     private let endpointMapping: EndpointMapping?
     private let willSend: RequestHook?
     private let inFlight: InFlightRequests?
+    /// The methods whose identical concurrent requests share one call, when de-duplication is on.
+    private let deduplicatedMethods: Set<HTTPMethod>
+
+    /// The methods de-duplication shares by default: GET and HEAD, which are safe to answer once for many callers.
+    public static var safeMethods: Set<HTTPMethod> { [.get, .head] }
 
     /// Creates a client.
     ///
@@ -36,16 +41,20 @@ public final class Client<Service: RemoteService>: Sendable {
     ///   - endpointMapping: changes an endpoint before it is prepared: add headers, swap the request type.
     ///   - willSend: changes the prepared request just before it is sent.
     ///   - deduplicatesRequests: identical concurrent requests share one call (`trackInProgress`). Off by default.
+    ///   - deduplicatedMethods: which methods de-duplication shares: GET and HEAD by default. Two identical POSTs
+    ///     are two actions; add a method here only when sending it once for all callers is what you mean.
     public init(
         transport: any Transport = URLSessionTransport(),
         endpointMapping: EndpointMapping? = nil,
         willSend: RequestHook? = nil,
-        deduplicatesRequests: Bool = false
+        deduplicatesRequests: Bool = false,
+        deduplicatedMethods: Set<HTTPMethod> = Client.safeMethods
     ) {
         self.transport = transport
         self.endpointMapping = endpointMapping
         self.willSend = willSend
         inFlight = deduplicatesRequests ? InFlightRequests() : nil
+        self.deduplicatedMethods = deduplicatedMethods
     }
 
     /// Sends the request for `target` and returns the validated response.
@@ -153,19 +162,14 @@ public final class Client<Service: RemoteService>: Sendable {
         var preparedRequest = prepared.request
         if let timeout = options.timeout { preparedRequest.timeoutInterval = timeout }
         let request = preparedRequest
-        let response: Response
-        if let total = options.totalTimeout ?? endpoint.totalTimeout {
-            let deadline = ContinuousClock.now + .milliseconds(Int64((total * 1000).rounded(.up)))
-            response = try await Self.within(
-                deadline, seconds: total, url: request.url,
-                operation: { [self] () async throws(NALError) -> Response in
-                    try await send(
-                        request, target: target, kind: prepared.kind, options: options, deadline: deadline,
-                        progress: progress)
-                })
-        } else {
-            response = try await send(
-                request, target: target, kind: prepared.kind, options: options, deadline: nil, progress: progress)
+        let total = options.totalTimeout ?? endpoint.totalTimeout
+        let deadline = total.map { ContinuousClock.now + .milliseconds(Int64(($0 * 1000).rounded(.up))) }
+        let response = try await CallRace.run(
+            deadline: deadline,
+            onDeadline: .timedOut(TimeoutFailure(limit: .total, seconds: total ?? 0, url: request.url))
+        ) { [self] () async throws(NALError) -> Response in
+            try await send(
+                request, target: target, kind: prepared.kind, options: options, deadline: deadline, progress: progress)
         }
         let validation = endpoint.validation
         guard validation.accepts(statusCode: response.statusCode) else {
@@ -192,6 +196,8 @@ public final class Client<Service: RemoteService>: Sendable {
                 request = try await willSend(request, target)
             } catch let error as NALError {
                 throw error
+            } catch is CancellationError {
+                throw .cancelled
             } catch {
                 throw .hookFailed(error)
             }
@@ -199,7 +205,9 @@ public final class Client<Service: RemoteService>: Sendable {
         let context = TransportContext(
             endpoint: target, kind: kind, options: options, deadline: deadline, progress: progress)
         // A call that reports progress is its caller's own; sharing it would send one caller's events to another.
-        guard let inFlight, progress == nil, let key = InFlightRequests.Key(request, kind: kind, options: options)
+        guard let inFlight, progress == nil,
+            deduplicatedMethods.contains(HTTPMethod(rawValue: request.httpMethod ?? "GET")),
+            let key = InFlightRequests.Key(request, kind: kind, options: options)
         else {
             return try await transport.send(request, context: context)
         }
@@ -212,32 +220,5 @@ public final class Client<Service: RemoteService>: Sendable {
                 return .failure(error)
             }
         }.get()
-    }
-
-    /// Runs `operation` and ends it with `NALError.timedOut(.total)` if it has not finished by `deadline`.
-    private static func within(
-        _ deadline: ContinuousClock.Instant, seconds: TimeInterval, url: URL?,
-        operation: @escaping @Sendable () async throws(NALError) -> Response
-    ) async throws(NALError) -> Response {
-        let outcome = await withTaskGroup(of: Result<Response, NALError>?.self) { group in
-            group.addTask {
-                do throws(NALError) {
-                    return .success(try await operation())
-                } catch {
-                    return .failure(error)
-                }
-            }
-            group.addTask {
-                try? await Task.sleep(until: deadline, clock: .continuous)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-        if let outcome { return try outcome.get() }
-        // The sleeping child ended first: the deadline passed, or the caller was cancelled and cut the sleep short.
-        if Task.isCancelled { throw .cancelled }
-        throw .timedOut(TimeoutFailure(limit: .total, seconds: seconds, url: url))
     }
 }

@@ -43,7 +43,8 @@ struct DeduplicationTests {
     func sharesOneCall() async throws {
         for deduplicates in [true, false] {
             let transport = EchoTransport(delay: .milliseconds(300))
-            let client = Client<TestEndpoint>(transport: transport, deduplicatesRequests: deduplicates)
+            let client = Client<TestEndpoint>(
+                transport: transport, deduplicatesRequests: deduplicates, deduplicatedMethods: [.post])
             let endpoint = TestEndpoint(path: "same", method: .post, requestType: .data(Data("shared".utf8)))
             let bodies = try await withThrowingTaskGroup(of: String?.self) { group in
                 for _ in 0..<10 { group.addTask { try await client.request(endpoint).string() } }
@@ -57,7 +58,8 @@ struct DeduplicationTests {
     @Test("two uploads of different bytes to one URL are two calls, and each caller gets its own answer")
     func differentUploadsAreNotMerged() async throws {
         let transport = EchoTransport(delay: .milliseconds(200))
-        let client = Client<TestEndpoint>(transport: transport, deduplicatesRequests: true)
+        let client = Client<TestEndpoint>(
+            transport: transport, deduplicatesRequests: true, deduplicatedMethods: [.get, .post])
         async let first = client.request(Self.upload("AAA")).string()
         async let second = client.request(Self.upload("BBB")).string()
         #expect(try await [first, second] == ["AAA", "BBB"])
@@ -67,7 +69,8 @@ struct DeduplicationTests {
     @Test("identical uploads are shared, bytes or the same unchanged file; a changed file is another upload")
     func uploadsAreKeyedByTheirBody() async throws {
         let transport = EchoTransport(delay: .milliseconds(200))
-        let client = Client<TestEndpoint>(transport: transport, deduplicatesRequests: true)
+        let client = Client<TestEndpoint>(
+            transport: transport, deduplicatesRequests: true, deduplicatedMethods: [.get, .post])
         async let first = client.request(Self.upload("same"))
         async let second = client.request(Self.upload("same"))
         _ = try await (first, second)
@@ -95,7 +98,8 @@ struct DeduplicationTests {
     func cancellingOneCaller() async throws {
         // A long shared call, so that "at once" and "after the shared call" stay far apart on a loaded machine.
         let transport = EchoTransport(delay: .seconds(8))
-        let client = Client<TestEndpoint>(transport: transport, deduplicatesRequests: true)
+        let client = Client<TestEndpoint>(
+            transport: transport, deduplicatesRequests: true, deduplicatedMethods: [.get, .post])
         let endpoint = TestEndpoint(path: "same", method: .post, requestType: .data(Data("kept".utf8)))
         let clock = ContinuousClock()
         let cancelled = Task { () async -> (NALError?, ContinuousClock.Instant) in
@@ -126,7 +130,8 @@ struct DeduplicationTests {
     @Test("cancelling every caller cancels the shared call; a new identical request then starts a fresh one")
     func cancellingEveryCaller() async throws {
         let transport = EchoTransport(delay: .seconds(30))
-        let client = Client<TestEndpoint>(transport: transport, deduplicatesRequests: true)
+        let client = Client<TestEndpoint>(
+            transport: transport, deduplicatesRequests: true, deduplicatedMethods: [.get, .post])
         let first = Task { try await client.request(TestEndpoint()) }
         let second = Task { try await client.request(TestEndpoint()) }
         try await Task.sleep(for: .milliseconds(100))
@@ -138,7 +143,8 @@ struct DeduplicationTests {
         try await Task.sleep(for: .milliseconds(50))
         #expect(transport.cancelledCalls == 1)
 
-        let fresh = Client<TestEndpoint>(transport: FirstCallHangs(), deduplicatesRequests: true)
+        let fresh = Client<TestEndpoint>(
+            transport: FirstCallHangs(), deduplicatesRequests: true, deduplicatedMethods: [.get, .post])
         let abandoned = Task { try await fresh.request(TestEndpoint()) }
         try await Task.sleep(for: .milliseconds(50))
         abandoned.cancel()
@@ -148,7 +154,8 @@ struct DeduplicationTests {
     @Test("joining and leaving under load: every caller that stays gets the answer, every one that leaves .cancelled")
     func joinAndLeaveUnderLoad() async throws {
         let transport = EchoTransport(delay: .milliseconds(5))
-        let client = Client<TestEndpoint>(transport: transport, deduplicatesRequests: true)
+        let client = Client<TestEndpoint>(
+            transport: transport, deduplicatesRequests: true, deduplicatedMethods: [.get, .post])
         let endpoint = TestEndpoint(path: "busy", method: .post, requestType: .data(Data("ok".utf8)))
         for round in 0..<40 {
             let tasks = (0..<6).map { _ in Task { try await client.request(endpoint).string() } }
@@ -168,6 +175,27 @@ struct DeduplicationTests {
                     }
                 }
             }
+        }
+    }
+}
+
+@Suite("De-duplication shares only safe methods by default")
+struct DeduplicationMethodTests {
+    @Test("20 concurrent identical POSTs are 20 calls by default; GETs are shared; POST can be opted in")
+    func unsafeMethodsAreNotShared() async throws {
+        for (method, methods, expected) in [
+            (HTTPMethod.post, Client<TestEndpoint>.safeMethods, 20), (.get, Client<TestEndpoint>.safeMethods, 1),
+            (.post, [.post], 1),
+        ] as [(HTTPMethod, Set<HTTPMethod>, Int)] {
+            let transport = EchoTransport(delay: .milliseconds(300))
+            let client = Client<TestEndpoint>(
+                transport: transport, deduplicatesRequests: true, deduplicatedMethods: methods)
+            let endpoint = TestEndpoint(path: "orders", method: method)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<20 { group.addTask { _ = try await client.request(endpoint) } }
+                try await group.waitForAll()
+            }
+            #expect(transport.calls == expected, "\(method) with \(methods)")
         }
     }
 }
