@@ -28,7 +28,9 @@ these paths (query parameters in brackets):
                             [key=K] [cut=F]: the first full request with this key closes the connection after the
                             fraction F of the body; [changed=v2]: after that cut the content is v2 (a changed file);
                             [digest=1]: answer {"sha256": hex, "etag": ...} of the content instead;
-                            [pace_ms=M]: pause M ms after each MiB sent
+                            [pace_ms=M]: pause M ms after each MiB sent; [bad_range=1]: a 206 whose Content-Range
+                            starts one byte later than asked; [disposition=name]:
+                            a Content-Disposition with that file name
   /_journal                 GET: the requests parsed so far as JSON; DELETE: forget them
 
 The port is printed on stdout as `port <n>` once the server listens. Stop it with SIGTERM or SIGINT.
@@ -46,7 +48,7 @@ import sys
 import threading
 import time
 import zlib
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 JOURNAL = []
 JOURNAL_LOCK = threading.Lock()
@@ -287,8 +289,12 @@ def serve_source(sock, request, total):
     headers = [("Content-Type", "application/octet-stream"), ("Content-Length", str(end - start)), ("ETag", etag)]
     if ranges:
         headers.append(("Accept-Ranges", "bytes"))
+    if request.arg("disposition"):
+        headers.append(("Content-Disposition", "attachment; filename*=UTF-8''" + quote(request.arg("disposition"))))
     if status == 206:
-        headers.append(("Content-Range", "bytes %d-%d/%d" % (start, end - 1, total)))
+        # [bad_range=1]: a Content-Range that starts one byte after what was asked, as a broken server sends.
+        shift = 1 if request.arg("bad_range") == "1" else 0
+        headers.append(("Content-Range", "bytes %d-%d/%d" % (start + shift, end - 1, total)))
     stop = end
     cut = request.arg("cut")
     if cut and key and not cut_done and status == 200:

@@ -16,6 +16,9 @@ extension FileFailure: CustomStringConvertible {
         case .notReadable: "\(file) cannot be read; check its permissions."
         case .notWritable: "\(file) cannot be written: its directory is read-only or not ours."
         case .diskFull: "\(file) could not be written: the disk or quota is full."
+        case .notRegularFile:
+            "\(file) is not a regular file (a FIFO, socket, device, or a /proc-style file that reports no size); "
+                + "copy it to a regular file first."
         case .alreadyExists:
             "\(file) already exists; pass .replaceExistingFile to replace it."
         case .other(let message): "\(file) could not be used: \(DisplayText.capped(message))."

@@ -26,6 +26,10 @@ public struct FileFailure: Sendable {
         case diskFull
         /// Something is already at the destination and the destination does not replace files.
         case alreadyExists
+        /// The path is not a regular file: a FIFO, a socket, a device, or a file such as those of `/proc` that says
+        /// it is empty but is not. NAL uploads regular files, whose length it can state and keep to, and downloads to
+        /// regular files (or streams into a character device such as `/dev/null`).
+        case notRegularFile
         /// Another error, with the system's message.
         case other(String)
     }

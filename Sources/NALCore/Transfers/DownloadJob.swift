@@ -5,57 +5,86 @@ import NALLogging
     package import FoundationNetworking
 #endif
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// One download to its destination: the partial file beside it, resuming after an interruption, and the atomic
 /// move into place. It decides where each response's body goes (`BodyRouting`): a success goes to the file, and
-/// anything else (a 404, a redirect) stays in memory for the caller to see.
+/// anything else (a 404, a redirect) stays in memory for the caller to see. Both `URLSessionTransport` and
+/// `StubTransport` run downloads through it.
 package final class DownloadJob: BodyRouting {
     private struct State: Sendable {
         /// The destination, once resolved.
         var destination: URL?
         var writer: FileWriter?
+        /// Whether the destination is a character device written as it is, with no partial file.
+        var intoDevice = false
         /// Where the current exchange asked the body to start (`Range: bytes=N-`); 0 for the whole body.
         var requestedOffset: Int64 = 0
         /// The strong ETag or Last-Modified of the file being written, for `If-Range`.
         var validator: String?
         /// Whether the server serves byte ranges of this file.
         var acceptsRanges = false
+        /// Whether the server answered in a way that another attempt would not change (a wrong range).
+        var brokeProtocol = false
+    }
+
+    /// What a download makes of a final response (not a redirect).
+    package enum Conclusion: Sendable {
+        /// The file is in place; the response to report (a synthesized 200 when a 416 said the kept partial file
+        /// was already complete).
+        case downloaded(URL, HTTPURLResponse)
+        /// The kept partial file was not what the server has: it is gone, and the download starts again.
+        case restart
+        /// No file: the response (a 404, say) is the answer, with its body in memory.
+        case notDownloaded
     }
 
     /// Interruptions one call resumes from at most.
     static let maximumResumes = 20
 
     private let spec: DownloadDestination
-    private let source: String
+    /// The URL and, for a fixed destination, its path: what finds a resume record.
+    private let recordKey: String
+    /// Where the resume record lives, when the destination is resumable.
+    private let recordDirectory: URL?
     private let state: Locked<State>
 
-    /// A job for downloading `request` to `destination`. A `.resumable` destination is resolved now, from the
-    /// request's URL, so that a partial file an earlier call kept can be found and continued.
+    /// A job for downloading `request` to `destination`. A `.resumable` destination looks for a partial file that
+    /// an earlier call kept, through its record in the destination's directory.
     package init(_ destination: DownloadDestination, for request: URLRequest) {
         spec = destination
-        source = request.url?.absoluteString ?? ""
+        recordKey = (request.url?.absoluteString ?? "") + "\n" + (destination.knownFile?.path ?? "")
         var initial = State()
-        if destination.options.contains(.resumable), let url = request.url,
-            let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: nil)
-        {
-            let target = destination.url(for: response)
-            initial.destination = target
-            if let record = ResumeRecord.read(beside: target), record.source == source,
-                let writer = try? FileWriter(
-                    url: Self.partialURL(for: target), role: .temporaryFile, truncating: false),
-                writer.size > 0
-            {
-                initial.writer = writer
-                initial.validator = record.validator
-                initial.acceptsRanges = true
-                initial.requestedOffset = writer.size
-            }
+        var directory: URL?
+        if destination.options.contains(.resumable), let url = request.url {
+            directory =
+                destination.knownDirectory
+                ?? HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: nil).map {
+                    destination.url(for: $0).deletingLastPathComponent()
+                }
         }
+        if let directory, let record = ResumeRecord.read(for: recordKey, in: directory),
+            URL(fileURLWithPath: record.destination).deletingLastPathComponent().standardizedFileURL.path
+                == directory.standardizedFileURL.path,
+            let writer = try? FileWriter(
+                url: directory.appendingPathComponent(record.partialName), role: .temporaryFile,
+                mode: .appendToOwnFile),
+            writer.identity == (record.device, record.inode), writer.size > 0
+        {
+            initial.writer = writer
+            initial.destination = URL(fileURLWithPath: record.destination)
+            initial.validator = record.validator
+            initial.acceptsRanges = true
+            initial.requestedOffset = writer.size
+        }
+        recordDirectory = directory
         state = Locked(initial)
-    }
-
-    /// `.name.nal-partial` beside the destination.
-    package static func partialURL(for destination: URL) -> URL {
-        destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).nal-partial")
     }
 
     /// The headers that ask for the rest of the file, when the next exchange resumes: `Range` and `If-Range`.
@@ -70,6 +99,8 @@ package final class DownloadJob: BodyRouting {
         guard (200..<300).contains(response.statusCode) else { return .memory }
         return try state.withLock { state throws(NALError) -> BodyRoute in
             let writer = try openWriter(&state, for: response)
+            let length = response.expectedContentLength
+            if state.intoDevice { return .file(alreadyReceived: 0, total: length >= 0 ? length : nil) }
             let encoded = response.value(forHTTPHeaderField: "Content-Encoding").map { $0.lowercased() != "identity" }
             state.acceptsRanges =
                 encoded != true
@@ -77,26 +108,27 @@ package final class DownloadJob: BodyRouting {
                     || response.value(forHTTPHeaderField: "Accept-Ranges")?.lowercased().contains("bytes") == true)
             if let validator = Self.validator(of: response) { state.validator = validator }
             if response.statusCode == 206 {
-                guard state.requestedOffset > 0,
-                    let range = ContentRange(response.value(forHTTPHeaderField: "Content-Range") ?? ""),
+                let header = response.value(forHTTPHeaderField: "Content-Range")
+                guard state.requestedOffset > 0, let range = header.flatMap(ContentRange.init),
                     range.start == state.requestedOffset, writer.size == state.requestedOffset
                 else {
+                    // The server will answer the same way again: resuming would only repeat it.
+                    state.brokeProtocol = true
                     throw .transport(
                         URLError(
                             .cannotParseResponse,
                             userInfo: [
                                 NSLocalizedDescriptionKey:
-                                    "the server sent a range (\(response.value(forHTTPHeaderField: "Content-Range") ?? "no Content-Range")) "
+                                    "the server sent a range (\(header.map(DisplayText.capped) ?? "no Content-Range")) "
                                     + "other than the one asked for (bytes=\(state.requestedOffset)-)",
                                 NSURLErrorFailingURLErrorKey: response.url as Any,
                             ]))
                 }
-                return .file(alreadyReceived: range.start, total: range.total)
+                return .file(alreadyReceived: state.requestedOffset, total: range.total)
             }
             // The whole body: the server ignored the range, or the file changed since. Start again.
             if writer.size > 0 { try destinationError(state) { () throws(NALError) in try writer.truncate() } }
             state.requestedOffset = 0
-            let length = response.expectedContentLength
             return .file(alreadyReceived: 0, total: length >= 0 ? length : nil)
         }
     }
@@ -112,7 +144,8 @@ package final class DownloadJob: BodyRouting {
     }
 
     /// Whether the call can continue after `error` with a range request, and if so prepares it: bytes of this file
-    /// were written, the server serves ranges, and the file has a validator to check it has not changed.
+    /// were written, the server serves ranges, the file has a validator to check it has not changed, and the
+    /// server did not break the protocol.
     package func prepareResume(after error: NALError) -> Bool {
         switch error {
         case .transport: break
@@ -120,7 +153,9 @@ package final class DownloadJob: BodyRouting {
         default: return false
         }
         return state.withLock { state in
-            guard let writer = state.writer, state.acceptsRanges, state.validator != nil else { return false }
+            guard !state.brokeProtocol, !state.intoDevice, let writer = state.writer, state.acceptsRanges,
+                state.validator != nil
+            else { return false }
             let size = writer.size
             guard size > 0 else { return false }
             state.requestedOffset = size
@@ -128,38 +163,91 @@ package final class DownloadJob: BodyRouting {
         }
     }
 
-    /// Closes the partial file and moves it into place atomically; returns the destination.
+    /// What the final `response` means for the download: a 2xx moves the file into place; a 416 to a range
+    /// request completes the download when its `Content-Range: bytes */N` says the kept file is whole, and
+    /// otherwise throws the kept file away to start again; anything else leaves no file.
+    package func conclude(_ response: HTTPURLResponse) throws(NALError) -> Conclusion {
+        if (200..<300).contains(response.statusCode) {
+            return .downloaded(try finish(), response)
+        }
+        let (requested, size) = state.withLock { ($0.requestedOffset, $0.writer?.size) }
+        guard response.statusCode == 416, requested > 0, let size else {
+            abandon()
+            return .notDownloaded
+        }
+        let range = response.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init)
+        if let range, range.range == nil, range.total == size, size == requested, let url = response.url {
+            let file = try finish()
+            var headers: [String: String] = [:]
+            for (name, value) in response.allHeaderFields {
+                guard let name = name as? String, let value = value as? String,
+                    !["content-range", "content-length", "content-type"].contains(name.lowercased())
+                else { continue }
+                headers[name] = value
+            }
+            headers["Content-Length"] = String(size)
+            let complete =
+                HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: headers) ?? response
+            return .downloaded(file, complete)
+        }
+        discardKeptFile()
+        return .restart
+    }
+
+    /// Closes the partial file and moves it into place atomically (a device destination is just closed); returns
+    /// the destination.
     package func finish() throws(NALError) -> URL {
-        let (writer, destination) = state.withLock { ($0.writer, $0.destination) }
+        let (writer, destination, intoDevice) = state.withLock { ($0.writer, $0.destination, $0.intoDevice) }
         guard let writer, let destination else {
-            throw .file(FileFailure(role: .downloadDestination, problem: .missing, url: spec.placeholder))
+            throw .file(FileFailure(role: .downloadDestination, problem: .missing, url: URL(fileURLWithPath: "/")))
         }
         do {
-            try writer.close()
+            try writer.close(publishing: !intoDevice)
         } catch {
             throw Self.asDestinationError(error, destination)
         }
+        if intoDevice { return destination }
         try Self.move(writer.url, to: destination, replacing: spec.options.contains(.replaceExistingFile))
-        ResumeRecord.remove(beside: destination)
+        if let recordDirectory { ResumeRecord.remove(for: recordKey, in: recordDirectory) }
         return destination
     }
 
     /// Ends a failed download: removes the partial file, or keeps it with a resume record when the destination is
     /// `.resumable` and the file can be resumed.
     package func abandon() {
-        let (writer, destination, validator, acceptsRanges) = state.withLock {
-            ($0.writer, $0.destination, $0.validator, $0.acceptsRanges)
+        let (writer, destination, validator, acceptsRanges, intoDevice) = state.withLock {
+            ($0.writer, $0.destination, $0.validator, $0.acceptsRanges, $0.intoDevice)
         }
         guard let writer, let destination else { return }
-        if spec.options.contains(.resumable), acceptsRanges, let validator, (try? writer.close()) != nil,
+        if let recordDirectory, !intoDevice, acceptsRanges, let validator, (try? writer.close()) != nil,
             writer.size > 0
         {
-            ResumeRecord(source: source, validator: validator).write(beside: destination)
+            ResumeRecord(
+                source: recordKey, validator: validator, destination: destination.path,
+                partialName: writer.url.lastPathComponent, device: writer.identity.device,
+                inode: writer.identity.inode
+            ).write(in: recordDirectory)
             return
         }
         writer.abandon()
-        try? FileManager.default.removeItem(at: writer.url)
-        ResumeRecord.remove(beside: destination)
+        if !intoDevice { unlink(writer.url.path) }
+        if let recordDirectory { ResumeRecord.remove(for: recordKey, in: recordDirectory) }
+    }
+
+    /// Throws away a kept partial file and its record, so that the next exchange asks for the whole body.
+    private func discardKeptFile() {
+        let writer = state.withLock { state -> FileWriter? in
+            defer {
+                state.writer = nil
+                state.requestedOffset = 0
+                state.validator = nil
+                state.acceptsRanges = false
+            }
+            return state.writer
+        }
+        writer?.abandon()
+        if let writer { unlink(writer.url.path) }
+        if let recordDirectory { ResumeRecord.remove(for: recordKey, in: recordDirectory) }
     }
 
     // MARK: Preparing the destination
@@ -168,27 +256,48 @@ package final class DownloadJob: BodyRouting {
         if let writer = state.writer { return writer }
         let destination = state.destination ?? spec.url(for: response)
         state.destination = destination
-        try Self.check(destination, options: spec.options)
-        let writer = try destinationError(state) { () throws(NALError) -> FileWriter in
-            try FileWriter(url: Self.partialURL(for: destination), role: .temporaryFile, truncating: true)
+        let writer: FileWriter
+        if try Self.check(destination, options: spec.options) == .device {
+            state.intoDevice = true
+            writer = try FileWriter(url: destination, role: .downloadDestination, mode: .device)
+        } else {
+            writer = try destinationError(state) { () throws(NALError) -> FileWriter in
+                try FileWriter(url: Self.partialURL(for: destination), role: .temporaryFile, mode: .createNew)
+            }
         }
         state.writer = writer
         return writer
     }
 
-    /// Refuses a destination that is a directory, or a file that may not be replaced; creates parent directories.
-    private static func check(_ destination: URL, options: DownloadDestination.Options) throws(NALError) {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: destination.path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue {
-                throw .file(FileFailure(role: .downloadDestination, problem: .isDirectory, url: destination))
+    /// `.name.nal-partial-<random>` beside the destination: a name nobody can know in advance.
+    static func partialURL(for destination: URL) -> URL {
+        let random = (0..<2).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 16) }.joined()
+        return destination.deletingLastPathComponent().appendingPathComponent(
+            ".\(destination.lastPathComponent).nal-partial-\(random)")
+    }
+
+    private enum DestinationKind { case file, device }
+
+    /// What the destination is: a regular file (or nothing yet) is replaced by rename, a character device is written
+    /// as it is; a directory, a FIFO or a socket is refused, as is a file that may not be replaced. Creates parent
+    /// directories when asked.
+    private static func check(
+        _ destination: URL, options: DownloadDestination.Options
+    ) throws(NALError) -> DestinationKind {
+        var info = stat()
+        if stat(destination.path, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFCHR: return .device
+            case S_IFDIR: throw .file(FileFailure(role: .downloadDestination, problem: .isDirectory, url: destination))
+            case S_IFREG: break
+            default: throw .file(FileFailure(role: .downloadDestination, problem: .notRegularFile, url: destination))
             }
             if !options.contains(.replaceExistingFile) {
                 throw .file(FileFailure(role: .downloadDestination, problem: .alreadyExists, url: destination))
             }
         }
         let directory = destination.deletingLastPathComponent()
-        guard !FileManager.default.fileExists(atPath: directory.path) else { return }
+        guard !FileManager.default.fileExists(atPath: directory.path) else { return .file }
         guard options.contains(.createIntermediateDirectories) else {
             throw .file(FileFailure(role: .downloadDestination, problem: .missing, url: destination))
         }
@@ -198,23 +307,38 @@ package final class DownloadJob: BodyRouting {
             throw .file(
                 FileFailure(role: .downloadDestination, problem: .notWritable, url: destination, underlying: error))
         }
+        return .file
     }
 
-    /// Moves the finished file into place: `rename` replaces atomically; without replacing, `link` refuses an
-    /// existing file atomically.
-    private static func move(_ partial: URL, to destination: URL, replacing: Bool) throws(NALError) {
-        if replacing {
-            guard rename(partial.path, destination.path) == 0 else {
-                let code = errno
-                try? FileManager.default.removeItem(at: partial)
+    /// Moves the finished file into place. `rename` replaces atomically (a link at the destination is replaced,
+    /// never followed). Without replacing, `link` refuses an existing file atomically; on a file system without
+    /// hard links, an empty file created exclusively reserves the name and the rename replaces it.
+    static func move(
+        _ partial: URL, to destination: URL, replacing: Bool,
+        link makeLink: (String, String) -> Int32 = { link($0, $1) }
+    ) throws(NALError) {
+        if !replacing {
+            let linked = makeLink(partial.path, destination.path)
+            let code = errno
+            if linked == 0 {
+                unlink(partial.path)
+                return
+            }
+            guard [EPERM, ENOTSUP, EOPNOTSUPP, ENOSYS, EMLINK, EXDEV].contains(code) else {
+                unlink(partial.path)
                 throw FileAccess.failure(.downloadDestination, destination, errno: code, writing: true)
             }
-            return
+            let placeholder = open(destination.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard placeholder >= 0 else {
+                let code = errno
+                unlink(partial.path)
+                throw FileAccess.failure(.downloadDestination, destination, errno: code, writing: true)
+            }
+            close(placeholder)
         }
-        let linked = link(partial.path, destination.path)
-        let code = errno
-        _ = unlink(partial.path)
-        guard linked == 0 else {
+        guard rename(partial.path, destination.path) == 0 else {
+            let code = errno
+            unlink(partial.path)
             throw FileAccess.failure(.downloadDestination, destination, errno: code, writing: true)
         }
     }
@@ -241,57 +365,5 @@ package final class DownloadJob: BodyRouting {
     private static func validator(of response: HTTPURLResponse) -> String? {
         if let tag = response.value(forHTTPHeaderField: "ETag"), !tag.hasPrefix("W/"), !tag.isEmpty { return tag }
         return response.value(forHTTPHeaderField: "Last-Modified")
-    }
-}
-
-extension DownloadDestination {
-    /// A URL for messages when no response ever resolved the destination.
-    fileprivate var placeholder: URL { URL(fileURLWithPath: "/") }
-}
-
-/// `Content-Range: bytes 100-199/1000` (RFC 9110, 14.4); the total may be `*`.
-struct ContentRange: Equatable {
-    let start: Int64
-    let end: Int64
-    let total: Int64?
-
-    init?(_ header: String) {
-        let trimmed = header.trimmingCharacters(in: .whitespaces)
-        guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
-        let spec = trimmed.dropFirst(6).split(separator: "/", maxSplits: 1)
-        guard spec.count == 2 else { return nil }
-        let bounds = spec[0].split(separator: "-", maxSplits: 1)
-        guard bounds.count == 2, let start = Int64(bounds[0]), let end = Int64(bounds[1]), start <= end else {
-            return nil
-        }
-        self.start = start
-        self.end = end
-        total = spec[1] == "*" ? nil : Int64(spec[1])
-        if spec[1] != "*", total == nil { return nil }
-    }
-}
-
-/// What a kept partial file needs to be resumed: the URL it came from and its validator, in a small JSON file
-/// beside it.
-struct ResumeRecord: Codable {
-    let source: String
-    let validator: String
-
-    static func url(beside destination: URL) -> URL {
-        DownloadJob.partialURL(for: destination).appendingPathExtension("json")
-    }
-
-    static func read(beside destination: URL) -> ResumeRecord? {
-        guard let data = try? Data(contentsOf: url(beside: destination)) else { return nil }
-        return try? JSONDecoder().decode(ResumeRecord.self, from: data)
-    }
-
-    func write(beside destination: URL) {
-        guard let data = try? JSONEncoder().encode(self) else { return }
-        try? data.write(to: Self.url(beside: destination), options: .atomic)
-    }
-
-    static func remove(beside destination: URL) {
-        try? FileManager.default.removeItem(at: url(beside: destination))
     }
 }

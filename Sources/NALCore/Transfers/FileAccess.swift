@@ -1,3 +1,4 @@
+import Dispatch
 package import Foundation
 import NALLogging
 
@@ -11,6 +12,23 @@ import NALLogging
 
 /// POSIX file access for transfers, with every failure turned into a `FileFailure` that names the file and its role.
 package enum FileAccess {
+    /// Runs file work on a dispatch queue and waits for it without holding a thread of Swift's cooperative pool,
+    /// which file I/O must never block.
+    package static func offThread<Value: Sendable>(
+        _ work: @escaping @Sendable () throws(NALError) -> Value
+    ) async throws(NALError) -> Value {
+        let result: Result<Value, NALError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                do throws(NALError) {
+                    continuation.resume(returning: .success(try work()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+
     /// The problem an `errno` value stands for.
     static func problem(errno code: Int32, writing: Bool) -> FileFailure.Problem {
         switch code {
@@ -32,35 +50,52 @@ package enum FileAccess {
                 underlying: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)))
     }
 
-    /// The size of a regular file that can be read; throws `missing`, `isDirectory` or `notReadable` otherwise.
+    /// The size of a regular file that can be read; throws `missing`, `isDirectory`, `notReadable` or
+    /// `notRegularFile` otherwise. The file is opened without blocking, so a FIFO cannot stall the caller, and a file
+    /// that reports no size but has content (as `/proc` files do) is refused, since its length cannot be stated.
     package static func readableFileSize(_ url: URL, role: FileFailure.Role = .uploadSource) throws(NALError) -> Int64 {
-        var info = stat()
-        guard stat(url.path, &info) == 0 else { throw failure(role, url, errno: errno, writing: false) }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
-            throw .file(FileFailure(role: role, problem: .isDirectory, url: url))
-        }
-        let descriptor = open(url.path, O_RDONLY)
+        let descriptor = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure(role, url, errno: errno, writing: false) }
-        close(descriptor)
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw failure(role, url, errno: errno, writing: false) }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw .file(FileFailure(role: role, problem: .isDirectory, url: url))
+        default: throw .file(FileFailure(role: role, problem: .notRegularFile, url: url))
+        }
+        if info.st_size == 0 {
+            var probe: UInt8 = 0
+            if read(descriptor, &probe, 1) > 0 {
+                throw .file(FileFailure(role: role, problem: .notRegularFile, url: url))
+            }
+        }
         return Int64(info.st_size)
     }
 
-    /// Reads a file in chunks of `chunkSize` bytes and hands each to `body`.
+    /// Reads the first `length` bytes of a file in chunks of `chunkSize` bytes and hands each to `body`; a file
+    /// that is shorter than `length` fails, and bytes past it are not read.
     package static func readChunks(
-        of url: URL, chunkSize: Int = 1 << 20, role: FileFailure.Role = .uploadSource,
+        of url: URL, length: Int64, chunkSize: Int = 1 << 20, role: FileFailure.Role = .uploadSource,
         _ body: (Data) throws(NALError) -> Void
     ) throws(NALError) {
-        let descriptor = open(url.path, O_RDONLY)
+        let descriptor = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure(role, url, errno: errno, writing: false) }
         defer { close(descriptor) }
         var buffer = Data(count: chunkSize)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, chunkSize) }
+        var remaining = length
+        while remaining > 0 {
+            let wanted = Int(min(Int64(chunkSize), remaining))
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, wanted) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw failure(role, url, errno: errno, writing: false)
             }
-            if count == 0 { return }
+            if count == 0 {
+                let message = "shrank: it had \(length) bytes, and ended after \(length - remaining)"
+                throw .file(FileFailure(role: role, problem: .other(message), url: url))
+            }
+            remaining -= Int64(count)
             try body(count == chunkSize ? buffer : buffer.prefix(count))
         }
     }
@@ -70,6 +105,18 @@ package enum FileAccess {
 ///
 /// Used by one writer at a time; `discard` may come from another thread (a cancellation), hence the lock.
 package final class FileWriter: Sendable {
+    /// How the file is opened.
+    package enum OpenMode: Sendable {
+        /// A new file, which must not exist yet (not even as a symbolic link), readable by its owner only until
+        /// `close(publishing:)`: a partial or temporary file nobody else can have prepared.
+        case createNew
+        /// A regular file this process's user owns, with one link, reopened to append (a resumed download's partial
+        /// file); a symbolic link, someone else's file or a hard-linked one is refused.
+        case appendToOwnFile
+        /// A character device such as `/dev/null`, written as it is.
+        case device
+    }
+
     private struct State: Sendable {
         var descriptor: Int32
         var buffer: Data
@@ -80,21 +127,44 @@ package final class FileWriter: Sendable {
     static let bufferSize = 256 * 1024
 
     package let url: URL
+    /// The file's device and inode, which a resume record keeps to find it again.
+    package let identity: (device: UInt64, inode: UInt64)
     private let role: FileFailure.Role
     private let state: Locked<State>
 
-    /// Opens `url` for writing, created with mode 0644; `truncating` empties it, otherwise writes append.
-    package init(url: URL, role: FileFailure.Role, truncating: Bool) throws(NALError) {
-        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (truncating ? O_TRUNC : O_APPEND)
-        let descriptor = open(url.path, flags, 0o644)
+    /// Opens `url` for writing as `mode` says.
+    package init(url: URL, role: FileFailure.Role, mode: OpenMode) throws(NALError) {
+        let flags: Int32
+        switch mode {
+        case .createNew: flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+        case .appendToOwnFile: flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC
+        case .device: flags = O_WRONLY | O_NOCTTY | O_CLOEXEC
+        }
+        let descriptor = open(url.path, flags, 0o600)
         guard descriptor >= 0 else { throw FileAccess.failure(role, url, errno: errno, writing: true) }
         var info = stat()
-        let size = fstat(descriptor, &info) == 0 ? Int64(info.st_size) : 0
+        guard fstat(descriptor, &info) == 0 else {
+            let code = errno
+            closeDescriptor(descriptor)
+            throw FileAccess.failure(role, url, errno: code, writing: true)
+        }
+        let kind = info.st_mode & S_IFMT
+        let acceptable =
+            switch mode {
+            case .createNew: kind == S_IFREG
+            case .appendToOwnFile: kind == S_IFREG && info.st_uid == geteuid() && info.st_nlink == 1
+            case .device: kind == S_IFCHR
+            }
+        guard acceptable else {
+            closeDescriptor(descriptor)
+            throw .file(FileFailure(role: role, problem: .notRegularFile, url: url))
+        }
         self.url = url
         self.role = role
+        identity = (UInt64(info.st_dev), UInt64(info.st_ino))
         var buffer = Data()
         buffer.reserveCapacity(Self.bufferSize)
-        state = Locked(State(descriptor: descriptor, buffer: buffer, written: size))
+        state = Locked(State(descriptor: descriptor, buffer: buffer, written: Int64(info.st_size)))
     }
 
     deinit {
@@ -134,8 +204,9 @@ package final class FileWriter: Sendable {
         }
     }
 
-    /// Writes what is buffered and closes the file.
-    package func close() throws(NALError) {
+    /// Writes what is buffered and closes the file. With `publishing`, the file is first flushed to disk and made
+    /// readable by others (mode 0644), ready to be renamed into place.
+    package func close(publishing: Bool = false) throws(NALError) {
         try state.withLock { state throws(NALError) in
             guard state.descriptor >= 0 else { return }
             defer {
@@ -143,6 +214,11 @@ package final class FileWriter: Sendable {
                 state.descriptor = -1
             }
             try flush(&state)
+            if publishing {
+                guard fchmod(state.descriptor, 0o644) == 0, fsync(state.descriptor) == 0 else {
+                    throw FileAccess.failure(role, url, errno: errno, writing: true)
+                }
+            }
         }
     }
 

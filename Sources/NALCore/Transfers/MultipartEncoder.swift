@@ -83,43 +83,61 @@ package struct MultipartEncoder: Sendable {
         Data(((parts.isEmpty ? "" : "\r\n") + "--\(boundary)--\r\n").utf8)
     }
 
-    /// The body's size in bytes; checks that every file part can be read.
-    package func contentLength() throws(NALError) -> Int64 {
-        var total = Int64(tail.count)
+    /// The body as pieces of known length: headers and data parts in memory, file parts as their files with the
+    /// sizes they have now (checked to be regular files that can be read). The body sends exactly these lengths.
+    package func segments() throws(NALError) -> [UploadBodyStream.Segment] {
+        var segments: [UploadBodyStream.Segment] = []
+        var pending = Data()
         for (index, part) in parts.enumerated() {
-            total += Int64(head(of: part, isFirst: index == 0).count)
+            pending += head(of: part, isFirst: index == 0)
             switch part.provider {
-            case .data(let data): total += Int64(data.count)
-            case .file(let url): total += try FileAccess.readableFileSize(url)
+            case .data(let data):
+                pending += data
+            case .file(let url):
+                let length = try FileAccess.readableFileSize(url)
+                if !pending.isEmpty { segments.append(.data(pending)) }
+                pending = Data()
+                segments.append(.file(url, length: length))
             }
         }
-        return total
+        segments.append(.data(pending + tail))
+        return segments
     }
 
-    /// Hands the body to `sink` piece by piece: headers, data parts, files in chunks.
-    package func encode(into sink: (Data) throws(NALError) -> Void) throws(NALError) {
-        for (index, part) in parts.enumerated() {
-            try sink(head(of: part, isFirst: index == 0))
-            switch part.provider {
+    /// Whether every part is in memory, so that the body can be built without reading a file.
+    package var isInMemory: Bool {
+        parts.allSatisfy { if case .data = $0.provider { true } else { false } }
+    }
+
+    /// The body's size in bytes; checks that every file part can be read.
+    package func contentLength() throws(NALError) -> Int64 {
+        try segments().reduce(0) { $0 + $1.length }
+    }
+
+    /// Hands `segments` to `sink` piece by piece: bytes as they are, files in chunks, exactly their lengths.
+    package static func encode(
+        _ segments: [UploadBodyStream.Segment], into sink: (Data) throws(NALError) -> Void
+    ) throws(NALError) {
+        for segment in segments {
+            switch segment {
             case .data(let data): try sink(data)
-            case .file(let url): try FileAccess.readChunks(of: url, sink)
+            case .file(let url, let length): try FileAccess.readChunks(of: url, length: length, sink)
             }
         }
-        try sink(tail)
     }
 
     /// The whole body in memory.
     package func encodedData() throws(NALError) -> Data {
         var body = Data()
-        try encode { (piece: Data) throws(NALError) in body.append(piece) }
+        try Self.encode(segments()) { (piece: Data) throws(NALError) in body.append(piece) }
         return body
     }
 
-    /// Writes the body to a new file at `url`, never holding more than a chunk of it.
-    package func write(to url: URL) throws(NALError) {
-        let writer = try FileWriter(url: url, role: .temporaryFile, truncating: true)
+    /// Writes `segments` to a new file at `url`, never holding more than a chunk of it.
+    package static func write(_ segments: [UploadBodyStream.Segment], to url: URL) throws(NALError) {
+        let writer = try FileWriter(url: url, role: .temporaryFile, mode: .createNew)
         do {
-            try encode { (piece: Data) throws(NALError) in try writer.append(piece) }
+            try encode(segments) { (piece: Data) throws(NALError) in try writer.append(piece) }
             try writer.close()
         } catch {
             writer.abandon()

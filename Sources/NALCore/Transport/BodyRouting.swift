@@ -8,8 +8,15 @@ package import Foundation
 enum UploadBody: Sendable {
     /// Bytes in memory.
     case data(Data)
-    /// A file, read by URLSession in chunks as it sends.
-    case file(URL)
+    /// Bytes and file ranges of a declared total length, read as they are sent (`UploadBodyStream`).
+    case segments([UploadBodyStream.Segment], length: Int64)
+
+    var length: Int64 {
+        switch self {
+        case .data(let data): Int64(data.count)
+        case .segments(_, let length): length
+        }
+    }
 }
 
 /// Where a response body goes.

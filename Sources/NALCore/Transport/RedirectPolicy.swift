@@ -21,6 +21,18 @@ public enum RedirectPolicy: Sendable {
     /// Decide per redirect: return the request to send, or `nil` to stop and return the 3xx response.
     case custom(@Sendable (_ response: HTTPURLResponse, _ proposed: URLRequest) -> URLRequest?)
 
+    /// The request this policy sends after `response` to `request`, or `nil` to return the response: what every
+    /// transport that follows redirects (`URLSessionTransport`, `StubTransport`) asks.
+    package func nextRequest(after response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {
+        guard let proposed = Self.followUp(to: request, after: response), let origin = request.url else { return nil }
+        switch self {
+        case .follow: return proposed
+        case .doNotFollow: return nil
+        case .custom(let decide):
+            return decide(response, proposed).map { Self.strippingCredentials($0, leaving: origin) }
+        }
+    }
+
     /// The request that follows `response` to `request` per RFC 9110, with credentials removed when it leaves the
     /// origin, or `nil` when the response is not a redirect NAL follows.
     package static func followUp(to request: URLRequest, after response: HTTPURLResponse) -> URLRequest? {

@@ -35,6 +35,8 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
         /// Where this response's body goes, once its first bytes (or its end) have arrived.
         var route: BodyRoute?
         let progress: ProgressReporter?
+        /// The failure of the body being streamed (a file that shrank), which explains a failed task.
+        let uploadFailure: Locked<NALError?>?
     }
 
     private let states = Locked<[Int: State]>([:])
@@ -64,16 +66,20 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
         upload: UploadBody? = nil, routing: (any BodyRouting)? = nil, progress: ProgressReporter? = nil
     ) async throws(NALError) -> (HTTPURLResponse, Data) {
         let task: URLSessionDataTask
+        var uploadFailure: Locked<NALError?>?
         switch upload {
         case nil: task = session.dataTask(with: request)
         case .data(let data)?: task = session.uploadTask(with: request, from: data)
-        case .file(let file)?: task = session.uploadTask(with: request, fromFile: file)
+        case .segments(let segments, _)?:
+            let stream = UploadBodyStream(segments)
+            uploadFailure = stream.failures
+            task = session.dataTask(with: stream.attached(to: request))
         }
         let identifier = task.taskIdentifier
-        let state = { (continuation: UnsafeContinuation<Outcome, Never>) in
+        let state = { [uploadFailure] (continuation: UnsafeContinuation<Outcome, Never>) in
             State(
                 limit: limit, idleTimeout: idleTimeout, url: request.url, continuation: continuation,
-                lastActivity: .now, task: task, routing: routing, progress: progress)
+                lastActivity: .now, task: task, routing: routing, progress: progress, uploadFailure: uploadFailure)
         }
         let outcome = await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
@@ -306,7 +312,7 @@ final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
                 return .success(((task.response as? HTTPURLResponse) ?? challenged, state.body))
             }
             if let error {
-                return .failure(Self.nalError(error, state: state))
+                return .failure(state.uploadFailure?.withLock { $0 } ?? Self.nalError(error, state: state))
             }
             guard let response = task.response as? HTTPURLResponse else {
                 return .failure(.transport(URLError(.badServerResponse)))

@@ -44,8 +44,8 @@ public final class URLSessionTransport: Transport {
     /// The most bytes of body kept in memory; more ends the call with `NALError.responseTooLarge`. Downloads to a
     /// file are not limited by it.
     public let maximumResponseSize: Int
-    /// The size up to which a multipart body is built in memory; a larger one is written to a temporary file and
-    /// streamed from it.
+    /// The size up to which a multipart body made only of in-memory parts is built in memory; a larger one, and
+    /// any form with a file part, streams piece by piece with its declared length.
     public let multipartMemoryThreshold: Int
     /// The default `multipartMemoryThreshold`: 10 MiB.
     public static let defaultMultipartMemoryThreshold = 10 << 20
@@ -83,15 +83,20 @@ public final class URLSessionTransport: Transport {
         var request = request
         try addAdditionalHeaders(to: &request)
         try Self.checkSendable(request)
-        if marksRequestsForStubs { request.setValue("1", forHTTPHeaderField: StubbingSupport.markerHeader) }
         let idleTimeout = try idleTimeout(of: request)
         let started = (date: Date(), instant: ContinuousClock.now)
-        let (upload, temporaryFile) = try uploadBody(for: context.kind, of: &request)
+        // What goes on the wire: the caller's request, plus the stub server's markers for a stub session. The
+        // response reports the caller's request, never the markers.
+        var sent = request
+        if marksRequestsForStubs { sent.setValue("1", forHTTPHeaderField: StubbingSupport.markerHeader) }
+        let (upload, temporaryFile) = try await uploadBody(for: context.kind, of: &sent)
         defer { if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) } }
-        let progress = context.progressReporter(totalBytesToSend: upload?.size)
+        if let type = sent.value(forHTTPHeaderField: "Content-Type") {
+            request.setValue(type, forHTTPHeaderField: "Content-Type")
+        }
+        let progress = context.progressReporter(totalBytesToSend: upload?.length ?? temporaryFile.flatMap(Self.size))
 
         let limit = context.options.maximumResponseSize ?? maximumResponseSize
-        var sent = request
         // A request with its own timeout gets the backstop in place of it (Foundation would truncate 0.5 to 0); one
         // that keeps the default uses the session's, so the common case copies nothing.
         if sent.timeoutInterval != Self.defaultRequestTimeout {
@@ -101,11 +106,15 @@ public final class URLSessionTransport: Transport {
         if case .download(let destination) = context.kind {
             return try await download(sent, as: request, to: destination, exchange, started: started)
         }
-        let (httpResponse, data) = try await followingRedirects(sent, upload: upload?.body, exchange)
+        let (httpResponse, data) = try await followingRedirects(sent, upload: upload, exchange)
         progress?.complete()
         return Response(
             request: request, httpResponse: httpResponse, data: data,
             timing: ResponseTiming(start: started.date, duration: .now - started.instant))
+    }
+
+    private static func size(of file: URL) -> Int64? {
+        try? FileAccess.readableFileSize(file, role: .temporaryFile)
     }
 
     /// What one call's exchanges share.
@@ -129,13 +138,16 @@ public final class URLSessionTransport: Transport {
                 current, in: session, limit: exchange.limit, idleTimeout: exchange.idleTimeout, upload: upload,
                 routing: exchange.routing, progress: exchange.progress)
             if let cutShort = SessionTasks.truncatedGzip(httpResponse, url: current.url) { throw cutShort }
-            guard let next = try followUp(to: current, after: httpResponse) else { return (httpResponse, data) }
+            guard var next = try followUp(to: current, after: httpResponse) else { return (httpResponse, data) }
             redirects += 1
             guard redirects <= Self.maximumRedirects else {
                 throw .transport(
                     URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: next.url as Any]))
             }
-            if (next.httpMethod ?? "GET") != (current.httpMethod ?? "GET") { upload = nil }
+            if (next.httpMethod ?? "GET") != (current.httpMethod ?? "GET") {
+                upload = nil
+                next.setValue(nil, forHTTPHeaderField: StubbingSupport.uploadFileHeader)
+            }
             current = next
         }
     }
@@ -157,14 +169,20 @@ public final class URLSessionTransport: Transport {
             do {
                 let (httpResponse, data) = try await followingRedirects(attempt, upload: nil, exchange)
                 let timing = ResponseTiming(start: started.date, duration: .now - started.instant)
-                guard (200..<300).contains(httpResponse.statusCode) else {
+                switch try job.conclude(httpResponse) {
+                case .downloaded(let file, let response):
+                    exchange.progress?.complete()
+                    return Response(
+                        request: original, httpResponse: response, data: Data(), timing: timing, fileURL: file)
+                case .notDownloaded:
+                    return Response(request: original, httpResponse: httpResponse, data: data, timing: timing)
+                case .restart where resumes < DownloadJob.maximumResumes:
+                    resumes += 1
+                    continue
+                case .restart:
                     job.abandon()
                     return Response(request: original, httpResponse: httpResponse, data: data, timing: timing)
                 }
-                let file = try job.finish()
-                exchange.progress?.complete()
-                return Response(
-                    request: original, httpResponse: httpResponse, data: Data(), timing: timing, fileURL: file)
             } catch {
                 if resumes < DownloadJob.maximumResumes, !Task.isCancelled, job.prepareResume(after: error) {
                     resumes += 1
@@ -179,60 +197,60 @@ public final class URLSessionTransport: Transport {
         }
     }
 
-    /// The body an upload streams, with its size, and the temporary file to remove afterwards (a large multipart
-    /// body). Sets a multipart request's Content-Type when it has no boundary. For a stub session, the body goes
-    /// where a URLProtocol can see it: bytes into `httpBody`, a file's path into a header.
+    /// The body an upload streams, and the temporary file to remove afterwards. Sets a multipart request's
+    /// Content-Type when it has no boundary. Bytes in memory go as they are; a file, and a multipart form with a
+    /// file part, stream from disk with their declared lengths (`UploadBodyStream`). For a stub session the body
+    /// goes where a URLProtocol can see it: bytes into `httpBody`, a file's path into a header (a multipart form
+    /// with files is written to a temporary file first, off the caller's thread).
     private func uploadBody(
         for kind: RequestKind, of request: inout URLRequest
-    ) throws(NALError) -> (upload: (body: UploadBody, size: Int64)?, temporaryFile: URL?) {
-        var upload: (body: UploadBody, size: Int64)
-        var temporaryFile: URL?
+    ) async throws(NALError) -> (upload: UploadBody?, temporaryFile: URL?) {
+        let upload: UploadBody
         switch kind {
         case .data, .download:
             return (nil, nil)
         case .upload(.data(let data)):
-            upload = (.data(data), Int64(data.count))
+            upload = .data(data)
         case .upload(.file(let file)):
-            upload = (.file(file), try FileAccess.readableFileSize(file))
+            let length = try FileAccess.readableFileSize(file)
+            upload = .segments([.file(file, length: length)], length: length)
         case .upload(.multipart(let parts)):
             let boundary = request.value(forHTTPHeaderField: "Content-Type").flatMap(
                 MultipartEncoder.boundary(inContentType:))
             let encoder = MultipartEncoder(parts: parts, boundary: boundary)
             if boundary == nil { request.setValue(encoder.contentType, forHTTPHeaderField: "Content-Type") }
-            let length = try encoder.contentLength()
-            if length <= Int64(multipartMemoryThreshold) {
-                upload = (.data(try encoder.encodedData()), length)
+            let segments = try encoder.segments()
+            let length = segments.reduce(0) { $0 + $1.length }
+            if encoder.isInMemory && length <= Int64(multipartMemoryThreshold) {
+                upload = .data(try encoder.encodedData())
             } else {
-                let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-                    "nal-multipart-\(UUID().uuidString)")
-                try encoder.write(to: file)
-                upload = (.file(file), length)
-                temporaryFile = file
+                upload = .segments(segments, length: length)
             }
         }
-        guard marksRequestsForStubs else { return (upload, temporaryFile) }
-        switch upload.body {
-        case .data(let data): request.httpBody = data
-        case .file(let file): request.setValue(file.path, forHTTPHeaderField: StubbingSupport.uploadFileHeader)
+        guard marksRequestsForStubs else { return (upload, nil) }
+        switch upload {
+        case .data(let data):
+            request.httpBody = data
+            return (nil, nil)
+        case .segments(let segments, _):
+            if segments.count == 1, case .file(let file, _) = segments[0] {
+                request.setValue(file.path, forHTTPHeaderField: StubbingSupport.uploadFileHeader)
+                return (nil, nil)
+            }
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "nal-multipart-\(UUID().uuidString)")
+            try await FileAccess.offThread { () throws(NALError) in try MultipartEncoder.write(segments, to: file) }
+            request.setValue(file.path, forHTTPHeaderField: StubbingSupport.uploadFileHeader)
+            return (nil, file)
         }
-        return (nil, temporaryFile)
     }
 
     /// The next request of a redirect chain, or `nil` to return `response`.
     private func followUp(to request: URLRequest, after response: HTTPURLResponse) throws(NALError) -> URLRequest? {
-        guard let proposed = RedirectPolicy.followUp(to: request, after: response), let origin = request.url else {
-            return nil
-        }
-        var next: URLRequest?
-        switch redirectPolicy {
-        case .follow: next = proposed
-        case .doNotFollow: next = nil
-        case .custom(let decide):
-            next = decide(response, proposed).map { RedirectPolicy.strippingCredentials($0, leaving: origin) }
-        }
+        let next = redirectPolicy.nextRequest(after: response, to: request)
         CoreLog.request.debug(
             """
-            redirect \(response.statusCode) to \(DisplayText.url(proposed.url), privacy: .public): \
+            redirect \(response.statusCode) to \(DisplayText.url(response.value(forHTTPHeaderField: "Location") ?? ""), privacy: .public): \
             \(next == nil ? "not followed" : "followed", privacy: .public)
             """)
         if let next { try Self.checkSendable(next) }

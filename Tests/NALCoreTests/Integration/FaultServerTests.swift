@@ -256,9 +256,11 @@ struct FaultServerTimeoutTests {
         #expect(message.contains("/delay?ms=3000 timed out: nothing was sent or received for 0.5 s (the idle timeout)"))
     }
 
-    @Test("1.5 s is 1.5 s, not 1 s: a 1.2 s response arrives")
+    /// Truncated to whole seconds (as FoundationNetworking would), 1.95 s is 1 s and the call fails before the
+    /// 1.1 s response; kept, it leaves 850 ms for connecting and scheduling on a loaded machine.
+    @Test("1.95 s is 1.95 s, not 1 s: a 1.1 s response arrives")
     func fractionalSeconds() async throws {
-        let response = try await client.request(FaultServer.endpoint("delay", query: ["ms": 1200], timeout: 1.5))
+        let response = try await client.request(FaultServer.endpoint("delay", query: ["ms": 1100], timeout: 1.95))
         #expect(response.string() == "late")
     }
 

@@ -222,7 +222,11 @@ struct FaultServerTransferTests {
         #expect(await first.value == nil)
         // The transfer ends when its stream's consumer stops; give the cancellation a moment to land.
         try await Task.sleep(for: .milliseconds(300))
-        let partial = directory.appendingPathComponent(".later.bin.nal-partial")
+        let partialName = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).first {
+                $0.hasPrefix(".later.bin.nal-partial-")
+            })
+        let partial = directory.appendingPathComponent(partialName)
         let kept = try #require(try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)
         #expect(kept.int64Value > 0 && kept.int64Value < size)
 

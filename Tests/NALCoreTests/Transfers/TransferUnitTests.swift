@@ -79,7 +79,7 @@ struct MultipartTests {
         form.append(fileAt: source, name: "file")
         let encoder = MultipartEncoder(parts: form.parts)
         let target = directory.appendingPathComponent("body")
-        try encoder.write(to: target)
+        try MultipartEncoder.write(encoder.segments(), to: target)
         #expect(try Data(contentsOf: target) == encoder.encodedData())
         #expect(try encoder.contentLength() == Int64(try Data(contentsOf: target).count))
     }
@@ -117,12 +117,18 @@ struct DownloadPieceTests {
         }
     }
 
-    @Test("Content-Range parses bytes start-end/total and */unknown totals; anything else is refused")
+    @Test("Content-Range parses start-end/total, */total of a 416 and unknown totals; anything else is refused")
     func contentRange() {
         #expect(ContentRange("bytes 100-199/1000") == ContentRange(start: 100, end: 199, total: 1000))
         #expect(ContentRange("bytes 5-9/*")?.total == nil)
-        for bad in ["bytes */1000", "items 1-2/3", "bytes 9-5/10", "bytes 1-2", "bytes a-b/c", "bytes 1-2/x"] {
-            #expect(ContentRange(bad) == nil, "\(bad)")
+        let unsatisfied = ContentRange("bytes */1000")
+        #expect(unsatisfied?.range == nil && unsatisfied?.total == 1000)
+        let bad = [
+            "items 1-2/3", "bytes 9-5/10", "bytes 1-2", "bytes a-b/c", "bytes 1-2/x", "bytes */*", "bytes 0-1000/1000",
+            "bytes -1-5/10", "bytes +1-5/10", "bytes 0-99999999999999999999/*", "bytes 0-5/99999999999999999999",
+        ]
+        for text in bad {
+            #expect(ContentRange(text) == nil, "\(text)")
         }
     }
 
@@ -130,7 +136,7 @@ struct DownloadPieceTests {
     func diskFull() throws {
         // /dev/full accepts the open and fails every write with ENOSPC.
         let full = URL(fileURLWithPath: "/dev/full")
-        let writer = try FileWriter(url: full, role: .downloadDestination, truncating: false)
+        let writer = try FileWriter(url: full, role: .downloadDestination, mode: .device)
         do {
             try writer.append(Data(count: FileWriter.bufferSize + 1))
             Issue.record("a write to /dev/full succeeded")
@@ -223,5 +229,44 @@ struct UploadCurlTests {
                   -F 'blob=@-;filename=b.bin;type=application/octet-stream' # 1 bytes, not shown
                 """)
         #expect(try multipart.curlCommand(revealingSecrets: true).contains("password=hunter2"))
+    }
+}
+
+@Suite("Moving a finished download into place")
+struct DownloadMoveTests {
+    @Test("without hard links, the no-replace move reserves the name exclusively and renames; an existing file stays")
+    func noHardLinks() throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let partial = directory.appendingPathComponent(".a.nal-partial-x")
+        let destination = directory.appendingPathComponent("a.bin")
+        try Data("body".utf8).write(to: partial)
+        let refusing: (String, String) -> Int32 = { _, _ in
+            errno = EPERM
+            return -1
+        }
+        try DownloadJob.move(partial, to: destination, replacing: false, link: refusing)
+        #expect(try Data(contentsOf: destination) == Data("body".utf8))
+        #expect(!FileManager.default.fileExists(atPath: partial.path))
+
+        try Data("second".utf8).write(to: partial)
+        #expect(throws: NALError.self) {
+            try DownloadJob.move(partial, to: destination, replacing: false, link: refusing)
+        }
+        #expect(try Data(contentsOf: destination) == Data("body".utf8), "the file already there is kept")
+    }
+
+    @Test("a name of 200 CJK characters is cut to the bytes a file system allows, on a character boundary")
+    func longNames() throws {
+        let name = String(repeating: "名", count: 200)
+        let url = try #require(URL(string: "https://h/x"))
+        let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let response = try #require(
+            HTTPURLResponse(
+                url: url, statusCode: 200, httpVersion: nil,
+                headerFields: ["Content-Disposition": "attachment; filename*=UTF-8''\(encoded)"]))
+        let chosen = DownloadDestination.suggestedFileName(for: response)
+        #expect(chosen.utf8.count <= 200 && chosen.utf8.count > 190)
+        #expect(name.hasPrefix(chosen))
     }
 }

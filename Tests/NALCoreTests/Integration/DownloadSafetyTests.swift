@@ -1,0 +1,241 @@
+import Foundation
+import NALCore
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Downloads against files an attacker prepared, and servers that answer ranges wrongly.
+@Suite("Integration: download safety", .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+struct DownloadSafetyTests {
+    let client = Client<TestEndpoint>()
+    static let resumable: DownloadDestination.Options = [
+        .createIntermediateDirectories, .replaceExistingFile, .resumable,
+    ]
+
+    func source(
+        _ size: Int, _ query: Parameters = [:], to destination: DownloadDestination
+    ) -> TestEndpoint {
+        FaultServer.endpoint(
+            "source/\(size)",
+            requestType: .downloadParameters(query, encoding: URLEncoding.queryString, destination: destination))
+    }
+
+    /// Starts a paced resumable download and stops it after a few bytes, leaving a kept partial file; returns it.
+    /// The server pauses after each MiB it sends, so `size` must be over 1 MiB for the stop to come first.
+    func keepPartial(size: Int, key: String, to destination: URL) async throws -> URL {
+        let endpoint = source(
+            size, ["key": .string(key), "pace_ms": 400], to: .file(destination, options: Self.resumable))
+        let first = Task { () async -> Void in
+            do {
+                for try await event in client.transfer(endpoint) {
+                    if case .progress(let progress) = event, progress.bytesReceived > 300_000 { break }
+                }
+            } catch {}
+        }
+        await first.value
+        try await Task.sleep(for: .milliseconds(300))
+        let directory = destination.deletingLastPathComponent()
+        let name = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).first {
+                $0.hasPrefix(".\(destination.lastPathComponent).nal-partial-")
+            })
+        return directory.appendingPathComponent(name)
+    }
+
+    /// The whole content of /source/N, downloaded plainly.
+    func wholeSource(size: Int, in directory: URL) async throws -> Data {
+        let file = directory.appendingPathComponent("reference-\(UUID().uuidString)")
+        _ = try await client.request(source(size, to: .file(file)))
+        defer { try? FileManager.default.removeItem(at: file) }
+        return try Data(contentsOf: file)
+    }
+
+    @Test("a kept partial file that is already complete finishes with the 416's bytes */N, in one request")
+    func completePartial() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let size = 2_000_000
+        let whole = try await wholeSource(size: size, in: directory)
+        let destination = directory.appendingPathComponent("done.bin")
+        let key = FaultServer.probe()
+        let partial = try await keepPartial(size: size, key: key, to: destination)
+        let kept = try Data(contentsOf: partial).count
+        let handle = try FileHandle(forWritingTo: partial)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: whole[kept...])
+        try handle.close()
+
+        let journalBefore = try await FaultServer.journal(probe: key).count
+        let response = try await client.request(
+            source(size, ["key": .string(key), "pace_ms": 400], to: .file(destination, options: Self.resumable)))
+        #expect(response.statusCode == 200 && response.fileURL == destination.standardizedFileURL)
+        #expect(try Data(contentsOf: destination) == whole)
+        let requests = try await FaultServer.journal(probe: key)
+        #expect(requests.count == journalBefore + 1, "one range request, answered 416, and done")
+        #expect(requests.last?.header("Range") == "bytes=\(size)-")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["done.bin"])
+    }
+
+    @Test("a 416 that does not match the kept file throws the file away and downloads it whole")
+    func mismatchedPartial() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let size = 3_000_000
+        let whole = try await wholeSource(size: size, in: directory)
+        let destination = directory.appendingPathComponent("grown.bin")
+        let key = FaultServer.probe()
+        let partial = try await keepPartial(size: size, key: key, to: destination)
+        let handle = try FileHandle(forWritingTo: partial)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(count: size))
+        try handle.close()
+
+        _ = try await client.request(
+            source(size, ["key": .string(key), "pace_ms": 400], to: .file(destination, options: Self.resumable)))
+        #expect(try Data(contentsOf: destination) == whole)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["grown.bin"])
+    }
+
+    @Test("a 206 with the wrong Content-Range is not resumed again and again: the call fails after one try")
+    func wrongRangeIsNotRetried() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = FaultServer.probe()
+        let destination = directory.appendingPathComponent("bad.bin")
+        do {
+            _ = try await client.request(
+                source(1_000_000, ["key": .string(key), "cut": "0.4", "bad_range": "1"], to: .file(destination)))
+            Issue.record("a wrong range was accepted")
+        } catch {
+            guard case .transport(let urlError) = error else {
+                Issue.record("expected a transport error, got \(error)")
+                return
+            }
+            #expect(urlError.code == .cannotParseResponse)
+        }
+        #expect(try await FaultServer.journal(probe: key).count == 2, "the cut request and one resume")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test("a symbolic link planted where a partial file would go is never written through")
+    func plantedLink() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let victim = directory.appendingPathComponent("victim.txt")
+        try Data("precious".utf8).write(to: victim)
+        let destination = directory.appendingPathComponent("out.bin")
+        // The names NAL used to use, and some guesses: none is followed.
+        for name in [".out.bin.nal-partial", ".out.bin.nal-partial-0", ".out.bin.nal-partial.json"] {
+            try FileManager.default.createSymbolicLink(
+                at: directory.appendingPathComponent(name), withDestinationURL: victim)
+        }
+        _ = try await client.request(source(100_000, to: .file(destination)))
+        #expect(try Data(contentsOf: victim) == Data("precious".utf8))
+        #expect(try Data(contentsOf: destination).count == 100_000)
+        let attributes = try FileManager.default.attributesOfItem(atPath: destination.path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o644)
+    }
+
+    @Test(
+        "a kept partial file replaced by a link, a hard link or another user's file is not resumed into",
+        arguments: ["symlink", "hardlink", "foreign"])
+    func replacedPartial(kind: String) async throws {
+        if kind == "foreign" && geteuid() != 0 { return }
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let size = 3_000_000
+        let whole = try await wholeSource(size: size, in: directory)
+        let victim = directory.appendingPathComponent("victim.txt")
+        try Data("precious".utf8).write(to: victim)
+        let destination = directory.appendingPathComponent("later.bin")
+        let key = FaultServer.probe()
+        let partial = try await keepPartial(size: size, key: key, to: destination)
+        switch kind {
+        case "symlink":
+            try FileManager.default.removeItem(at: partial)
+            try FileManager.default.createSymbolicLink(at: partial, withDestinationURL: victim)
+        case "hardlink":
+            try FileManager.default.linkItem(at: partial, to: directory.appendingPathComponent("second-name"))
+        default:
+            #expect(chown(partial.path, 65_534, 65_534) == 0)
+        }
+        let victimBefore = try Data(contentsOf: victim)
+        _ = try await client.request(
+            source(size, ["key": .string(key), "pace_ms": 400], to: .file(destination, options: Self.resumable)))
+        #expect(try Data(contentsOf: destination) == whole)
+        #expect(try Data(contentsOf: victim) == victimBefore)
+        let requests = try await FaultServer.journal(probe: key)
+        #expect(requests.last?.header("Range") == nil, "started again, not resumed into someone else's file")
+    }
+
+    @Test("a character device destination is written as it is, never replaced; a FIFO is refused")
+    func specialDestinations() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let null = URL(fileURLWithPath: "/dev/null")
+        let response = try await client.request(source(200_000, to: .file(null)))
+        #expect(response.fileURL?.path == "/dev/null")
+        var info = stat()
+        #expect(stat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)
+
+        let fifo = directory.appendingPathComponent("pipe")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        do {
+            _ = try await client.request(source(1000, to: .file(fifo)))
+            Issue.record("a download replaced or wrote into a FIFO")
+        } catch {
+            guard case .file(let failure) = error else {
+                Issue.record("expected a file failure, got \(error)")
+                return
+            }
+            #expect(failure.problem == .notRegularFile)
+        }
+        #expect(stat(fifo.path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+    }
+
+    @Test("two downloads to one destination at once each write their own partial file; the result is one of them whole")
+    func concurrentDownloads() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let size = 3_000_000
+        let destination = directory.appendingPathComponent("shared.bin")
+        async let first = client.request(source(size, ["etag": "v1", "pace_ms": 50], to: .file(destination)))
+        async let second = client.request(source(size, ["etag": "v2", "pace_ms": 50], to: .file(destination)))
+        _ = try await (first, second)
+        let digest = try TransferFiles.sha256(of: destination)
+        let expected = [
+            try await FaultServer.sourceDigest(size: Int64(size), etag: "v1").sha256,
+            try await FaultServer.sourceDigest(size: Int64(size), etag: "v2").sha256,
+        ]
+        #expect(expected.contains(digest), "the bytes of one download, not both interleaved")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["shared.bin"])
+    }
+
+    @Test("a resumable directory download takes its name from Content-Disposition, and keeps it when resumed")
+    func resumableDirectoryNames() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let name = String(repeating: "日本語", count: 100) + ".bin"
+        let key = FaultServer.probe()
+        let endpoint = source(
+            3_000_000, ["key": .string(key), "disposition": .string(name), "pace_ms": 400],
+            to: .directory(directory, options: Self.resumable))
+        let first = Task { () async -> Void in
+            do {
+                for try await event in client.transfer(endpoint) {
+                    if case .progress(let progress) = event, progress.bytesReceived > 300_000 { break }
+                }
+            } catch {}
+        }
+        await first.value
+        try await Task.sleep(for: .milliseconds(300))
+        let response = try await client.request(endpoint)
+        let saved = try #require(response.fileURL)
+        #expect(saved.lastPathComponent.utf8.count <= 200, "the file system's 255-byte limit, with room for suffixes")
+        #expect(name.hasPrefix(saved.lastPathComponent))
+        #expect(try await FaultServer.journal(probe: key).last?.header("Range")?.hasPrefix("bytes=") == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [saved.lastPathComponent])
+    }
+}

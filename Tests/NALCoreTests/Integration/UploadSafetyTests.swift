@@ -1,0 +1,154 @@
+import Foundation
+import NALCore
+import NALLogging
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Uploads of files that change under NAL, and of files that are not regular files.
+@Suite("Integration: upload safety", .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+struct UploadSafetyTests {
+    let client = Client<TestEndpoint>()
+
+    @Test("a file that grows during its upload is sent as it was declared: Content-Length bytes, no more")
+    func growingFile() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("growing.bin")
+        let size: Int64 = 32 << 20
+        try TransferFiles.writeFile(file, size: size)
+        let digest = try TransferFiles.sha256(of: file)
+        let grown = Locked(false)
+        let endpoint = FaultServer.endpoint("sink", method: .put, requestType: .uploadFile(file))
+        var sink: FaultServer.Sink?
+        for try await event in client.transfer(endpoint) {
+            switch event {
+            case .progress:
+                guard !grown.withLock({ $0 }) else { continue }
+                grown.withLock { $0 = true }
+                let handle = try FileHandle(forWritingTo: file)
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data("\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+                try handle.write(contentsOf: Data(count: 8 << 20))
+                try handle.close()
+            case .completed(let response):
+                sink = try response.decode(FaultServer.Sink.self)
+            }
+        }
+        #expect(sink?.bytes == size && sink?.sha256 == digest)
+        let smuggled = try await FaultServer.journalEntries().filter { $0.target.contains("smuggled") }
+        #expect(smuggled.isEmpty, "the extra bytes became a second request")
+    }
+
+    @Test("a file that shrinks during its upload fails at once with a file error, not at the idle timeout")
+    func shrinkingFile() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("shrinking.bin")
+        try TransferFiles.writeFile(file, size: 64 << 20)
+        let endpoint = FaultServer.endpoint("sink", method: .put, requestType: .uploadFile(file), timeout: 30)
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            for try await event in client.transfer(endpoint) {
+                if case .progress = event { truncate(file.path, 1000) }
+            }
+            Issue.record("the upload of a file cut to 1000 bytes succeeded")
+        } catch let error as NALError {
+            guard case .file(let failure) = error else {
+                Issue.record("expected a file failure, got \(error)")
+                return
+            }
+            #expect(failure.url == file && failure.role == .uploadSource)
+            #expect("\(error)".contains("shrank"))
+        }
+        #expect(clock.now - start < Timing.bound(.seconds(2)), "not the 30 s idle timeout")
+    }
+
+    @Test(
+        "a FIFO, /dev/zero or a /proc file is refused promptly as an upload or a multipart part, never read without end",
+        arguments: ["fifo", "/dev/zero", "/proc/self/status"])
+    func specialFiles(kind: String) async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var file = URL(fileURLWithPath: kind)
+        if kind == "fifo" {
+            file = directory.appendingPathComponent("pipe")
+            #expect(mkfifo(file.path, 0o600) == 0)
+        }
+        var form = MultipartFormData()
+        form.append(fileAt: file, name: "part")
+        for requestType in [RequestType.uploadFile(file), .uploadMultipart(form)] {
+            let clock = ContinuousClock()
+            let start = clock.now
+            do {
+                _ = try await client.request(
+                    FaultServer.endpoint("sink", method: .post, requestType: requestType, totalTimeout: 5))
+                Issue.record("\(kind) was uploaded")
+            } catch {
+                guard case .file(let failure) = error else {
+                    Issue.record("expected a file failure, got \(error)")
+                    continue
+                }
+                #expect(failure.problem == .notRegularFile, "\(kind)")
+            }
+            #expect(clock.now - start < Timing.bound(.milliseconds(100)))
+        }
+    }
+}
+
+@Suite("Upload bodies of a declared length")
+struct UploadBodyStreamTests {
+    func readAll(_ stream: UploadBodyStream) -> (Data, Bool) {
+        stream.open()
+        defer { stream.close() }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 7000)
+        while true {
+            let count = stream.read(&buffer, maxLength: buffer.count)
+            if count < 0 { return (data, false) }
+            if count == 0 { return (data, true) }
+            data.append(buffer, count: count)
+        }
+    }
+
+    @Test("bytes and file ranges are read in order, exactly their declared lengths, whatever the file holds now")
+    func segments() throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("f.bin")
+        let content = Data((0..<50_000).map { UInt8($0 % 251) })
+        try content.write(to: file)
+        let stream = UploadBodyStream([.data(Data("head".utf8)), .file(file, length: 30_000), .data(Data("tail".utf8))])
+        #expect(stream.length == 30_008)
+        let (data, ended) = readAll(stream)
+        #expect(ended && data == Data("head".utf8) + content.prefix(30_000) + Data("tail".utf8))
+    }
+
+    @Test("a file shorter than declared ends the stream with an error that says so")
+    func shrunk() throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("f.bin")
+        try Data(count: 100).write(to: file)
+        let stream = UploadBodyStream([.file(file, length: 1000)])
+        let (data, ended) = readAll(stream)
+        #expect(!ended && data.count == 100)
+        guard case .file(let failure)? = stream.failure else {
+            Issue.record("no file failure: \(String(describing: stream.failure))")
+            return
+        }
+        #expect(failure.url == file)
+    }
+}
+
+extension FaultServer {
+    /// Every request the server has parsed.
+    static func journalEntries() async throws -> [JournalEntry] {
+        guard let url else { return [] }
+        let (data, _) = try await URLSession.shared.data(from: url.appendingPathComponent("_journal"))
+        return try JSONDecoder().decode([JournalEntry].self, from: data)
+    }
+}
