@@ -45,8 +45,14 @@ package enum FixtureTools {
     }
 
     /// Writes each entry of the HAR file `har` as a `.tail` file in `directory`: the method, the URL escaped as an
-    /// anchored pattern, the status, the replayed headers, the body (base64 when it is not UTF-8 text).
-    package static func importHAR(_ har: URL, to directory: URL) throws(FixtureError) -> [URL] {
+    /// anchored pattern, the status, the replayed headers, the body (base64 when it is not UTF-8 text, or holds
+    /// `{{`, which a `.tail` body would read as a placeholder). Every field written was checked when the HAR was
+    /// read (a method is a token, a status is 100 to 599, header values hold no line break), so no entry can forge
+    /// another line of the file. Entries of failed requests (status 0) have no response to replay: they are skipped
+    /// and listed in `skipped`.
+    package static func importHAR(
+        _ har: URL, to directory: URL
+    ) throws(FixtureError) -> (written: [URL], skipped: [String]) {
         let data: Data
         do {
             data = try Data(contentsOf: har)
@@ -60,10 +66,17 @@ package enum FixtureTools {
             throw FixtureError(file: directory, message: "cannot be created: \(error.localizedDescription)")
         }
         var written: [URL] = []
+        var skipped: [String] = []
         for (index, entry) in entries.enumerated() {
+            guard entry.failure == nil, (100...599).contains(entry.status) else {
+                skipped.append(
+                    "entry \(index) (\(entry.method) \(DisplayText.url(entry.url))): status \(entry.status), a request "
+                        + "that failed in the browser, has no response to replay")
+                continue
+            }
             var headers = HARReader.replayedHeaders(entry.responseHeaders)
             var body = entry.responseBody
-            if String(data: body, encoding: .utf8) == nil {
+            if String(data: body, encoding: .utf8) == nil || body.firstRange(of: Data("{{".utf8)) != nil {
                 let typeKey =
                     headers.headerKey("Content-Type") ?? "Content-Type"
                 headers[typeKey] = (headers[typeKey] ?? "application/octet-stream") + ";base64"
@@ -71,7 +84,7 @@ package enum FixtureTools {
             }
             var text = "\(escaped(entry.method))\n"
             text += "^\(escaped(entry.url.absoluteString))$\n"
-            text += "\(max(entry.status, 100))\n"
+            text += "\(entry.status)\n"
             for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\n" }
             text += "\n"
             let file = directory.appendingPathComponent(tailName(index, entry))
@@ -82,7 +95,7 @@ package enum FixtureTools {
             }
             written.append(file)
         }
-        return written
+        return (written, skipped)
     }
 
     /// `text` as a regular expression that matches exactly it: metacharacters get a backslash, `/` does not.

@@ -45,10 +45,12 @@ extension StubServer {
 
     /// Serves the entries of a HAR 1.2 file, as browsers' devtools, Charles, Proxyman and Insomnia export it.
     ///
-    /// Each entry answers its method and URL, the query compared as a set (and its body too with `matchingBody`).
-    /// Identical requests replay their responses in the order they appear; the last one repeats. Responses keep
-    /// their status, headers (but not connection and framing headers, which NAL recomputes) and body
-    /// (`content.text`, base64 or not).
+    /// Each entry answers its method and URL, the query compared as a set (a value redacted in an export, such as
+    /// `token=%3Credacted%3E`, matches any value), and its body too with `matchingBody`. Identical requests replay
+    /// their responses in the order they appear; the last one repeats. Responses keep their status, headers (but not
+    /// connection and framing headers, which NAL recomputes) and body (`content.text`, base64 or not). An entry of a
+    /// failed request (status 0, or no response) replays as the network error the browser met (Chrome's `_error`),
+    /// or a lost connection.
     ///
     /// - Throws: `FixtureError` with the line and column of broken JSON, or the entry that cannot be used.
     @discardableResult
@@ -71,9 +73,10 @@ extension StubServer {
                 firstIndex[key] = index
             }
             responses[key, default: []].append(
-                StubResponse(
-                    status: entry.status, headers: HARReader.replayedHeaders(entry.responseHeaders),
-                    body: entry.method == "HEAD" ? Data() : entry.responseBody))
+                entry.failure.map { StubResponse.networkError($0) }
+                    ?? StubResponse(
+                        status: entry.status, headers: HARReader.replayedHeaders(entry.responseHeaders),
+                        body: entry.method == "HEAD" ? Data() : entry.responseBody))
         }
         return order.map { key in
             var matcher = RequestMatcher.method(HTTPMethod(rawValue: key.method)) && .urlIgnoringQueryOrder(key.source)

@@ -12,8 +12,10 @@ import NALCore
 /// {"name": "{{ name }}"}     the body; {{ name }} is filled from the placeholders
 /// ```
 ///
-/// A `Content-Type` that ends in `;base64` marks a base64 body, decoded here, once. Unlike Mocktail, CRLF files,
-/// header values with `:` and placeholders that nothing fills (an error, not a silent `{{x}}`) are handled.
+/// Line 4 may also be a bare content type, as in objc-mocktail's original format (`application/json`, then a blank
+/// line). Both patterns match in any letter case, as objc-mocktail and OHHTTPStubs match them. A `Content-Type`
+/// that ends in `;base64` marks a base64 body, decoded here, once. Unlike Mocktail, CRLF files, header values with
+/// `:` and placeholders that nothing fills (an error, not a silent `{{x}}`) are handled.
 struct TailFile: Sendable {
     let file: URL
     let methodPattern: String
@@ -24,8 +26,8 @@ struct TailFile: Sendable {
     var matcher: RequestMatcher {
         RequestMatcher(
             node: .all([
-                .condition(.methodPattern(methodPattern, PathPattern("^(?:\(methodPattern))$"))),
-                .condition(.urlPattern(urlPattern, PathPattern(urlPattern))),
+                .condition(.methodPattern(methodPattern, PathPattern("^(?:\(methodPattern))$", caseInsensitive: true))),
+                .condition(.urlPattern(urlPattern, PathPattern(urlPattern, caseInsensitive: true))),
             ]))
     }
 
@@ -67,12 +69,20 @@ struct TailFile: Sendable {
         var headers: [String: String] = [:]
         while let line = lines.next(), !line.text.isEmpty {
             guard let colon = line.text.firstIndex(of: ":") else {
+                // objc-mocktail's original format: line 4 is the content type alone.
+                if line.number == 4, line.text.contains("/"), !line.text.contains(where: \.isWhitespace) {
+                    headers["Content-Type"] = line.text
+                    continue
+                }
                 throw fail(line.number, "the header line '\(line.text)' has no ':'; end the headers with a blank line")
             }
             let name = line.text[..<colon].trimmingCharacters(in: .whitespaces)
             let value = line.text[line.text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             guard HTTPToken.isValid(name) else {
                 throw fail(line.number, "'\(name)' is not a valid header name")
+            }
+            if let problem = HTTPToken.problem(inValue: value) {
+                throw fail(line.number, "the value of header '\(name)' \(problem)")
             }
             headers[name] = value
         }
@@ -99,8 +109,12 @@ struct TailFile: Sendable {
         _ body: Data, _ placeholders: [String: String], from firstLine: Int,
         _ fail: (Int, String) -> FixtureError
     ) throws(FixtureError) -> Data {
-        guard body.firstRange(of: Data("{{".utf8)) != nil, let text = String(data: body, encoding: .utf8) else {
-            return body
+        guard body.firstRange(of: Data("{{".utf8)) != nil else { return body }
+        guard let text = String(data: body, encoding: .utf8) else {
+            throw fail(
+                firstLine,
+                "the body contains '{{' but is not UTF-8 text, so its placeholders cannot be filled; save it as UTF-8, "
+                    + "or mark the Content-Type ;base64 and encode the body")
         }
         var result = ""
         var rest = text[...]

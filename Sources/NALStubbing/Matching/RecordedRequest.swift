@@ -13,8 +13,13 @@ public struct RecordedRequest: Sendable, Equatable, CustomStringConvertible {
     public let url: URL
     /// The headers, names as sent.
     public let headers: [String: String]
-    /// The body, including an upload's or a stream's; empty when there is none.
+    /// The body, including an upload's or a stream's; empty when there is none. In a journal, a body larger than
+    /// its limit is not kept: this is empty and `bodySHA256` identifies it.
     public let body: Data
+    /// The body's size in bytes, also when the journal did not keep it.
+    public let bodyLength: Int
+    /// The SHA-256 of a body the journal did not keep (in lower-case hex); `nil` when `body` is the whole body.
+    public let bodySHA256: String?
     /// When it arrived.
     public let date: Date
 
@@ -24,7 +29,25 @@ public struct RecordedRequest: Sendable, Equatable, CustomStringConvertible {
         self.url = url
         self.headers = headers
         self.body = body
+        bodyLength = body.count
+        bodySHA256 = nil
         self.date = date
+    }
+
+    private init(_ request: RecordedRequest, droppingBodyWithDigest digest: String) {
+        method = request.method
+        url = request.url
+        headers = request.headers
+        body = Data()
+        bodyLength = request.bodyLength
+        bodySHA256 = digest
+        date = request.date
+    }
+
+    /// This record as a journal keeps it: a body over `limit` bytes is replaced by its digest.
+    func journaled(bodyLimit: Int) -> RecordedRequest {
+        guard body.count > bodyLimit else { return self }
+        return RecordedRequest(self, droppingBodyWithDigest: SHA256.hex(of: body))
     }
 
     /// Records `request`, reading its body stream if it has one.
@@ -41,14 +64,27 @@ public struct RecordedRequest: Sendable, Equatable, CustomStringConvertible {
         headers.headerValue(name)
     }
 
-    /// The query's items, unescaped; a key that appears twice keeps its first value.
+    /// The query's items, unescaped; a key that appears twice keeps its first value, and a key without `=` has an
+    /// empty value.
     public var queryItems: [String: String] {
-        var items: [String: String] = [:]
+        queryItemValues.mapValues { $0 ?? "" }
+    }
+
+    /// The query's items, unescaped, telling `?flag` (a `nil` value) from `?flag=` (an empty one); a key that appears
+    /// twice keeps its first value.
+    public var queryItemValues: [String: String?] {
+        var items: [String: String?] = [:]
         for item in URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         where items[item.name] == nil {
-            items[item.name] = item.value ?? ""
+            items[item.name] = .some(item.value)
         }
         return items
+    }
+
+    /// The path as sent, percent-encoded, with a trailing slash kept: what path matchers compare. `/` when empty.
+    public var path: String {
+        let path = url.path(percentEncoded: true)
+        return path.isEmpty ? "/" : path
     }
 
     /// `GET https://host/path`, with secrets redacted.

@@ -7,13 +7,16 @@ extension RequestMatcher.Condition: CustomStringConvertible {
         case .method(let method): return request.method == method.rawValue
         case .url(let url): return request.url.absoluteString == url.absoluteString
         case .host(let host): return request.url.host?.lowercased() == host
-        case .path(let path): return request.url.path == path
-        case .pathTemplate(_, let segments): return Self.matchesTemplate(segments, request.url.path)
-        case .pathPrefix(let prefix): return request.url.path.hasPrefix(prefix)
-        case .pathRegex(_, let pattern): return pattern.matches(request.url.path)
+        case .path(let path): return request.path == path
+        case .pathTemplate(_, let segments): return Self.matchesTemplate(segments, request.path)
+        case .pathPrefix(let prefix): return request.path.hasPrefix(prefix)
+        case .pathRegex(_, let pattern): return pattern.matches(request.path)
         case .query(let items):
             let actual = request.queryItems
             return items.allSatisfy { actual[$0.key] == $0.value }
+        case .queryItems(let items):
+            let actual = request.queryItemValues
+            return items.allSatisfy { name, value in actual[name].map { $0 == value } ?? false }
         case .header(let name, let value): return request.header(name) == value
         case .hasHeader(let name): return request.header(name) != nil
         case .body(let body): return request.body == body
@@ -26,7 +29,7 @@ extension RequestMatcher.Condition: CustomStringConvertible {
         case .predicate(_, let test): return test(request)
         case .methodPattern(_, let pattern): return pattern.matches(request.method)
         case .urlPattern(_, let pattern): return pattern.matches(request.url.absoluteString)
-        case .urlIgnoringQueryOrder(let url): return NormalizedURL(request.url) == url
+        case .urlIgnoringQueryOrder(let url): return url.accepts(NormalizedURL(request.url))
         }
     }
 
@@ -36,11 +39,16 @@ extension RequestMatcher.Condition: CustomStringConvertible {
         case .method(let method): return "method \(method.rawValue) expected, got \(request.method)"
         case .url(let url): return "URL \(DisplayText.url(url)) expected, got \(DisplayText.url(request.url))"
         case .host(let host): return "host \(host) expected, got \(request.url.host ?? "none")"
-        case .path, .pathTemplate, .pathPrefix, .pathRegex: return "\(self) did not match \(request.url.path)"
+        case .path, .pathTemplate, .pathPrefix, .pathRegex: return "\(self) did not match \(request.path)"
         case .query(let items):
             let actual = request.queryItems
             let missing = items.keys.sorted().filter { actual[$0] == nil }
             let wrong = items.keys.sorted().filter { actual[$0] != nil && actual[$0] != items[$0] }
+            return "query " + (missing.map { "\($0) missing" } + wrong.map { "\($0) differs" }).joined(separator: ", ")
+        case .queryItems(let items):
+            let actual = request.queryItemValues
+            let missing = items.keys.sorted().filter { actual[$0] == nil }
+            let wrong = items.keys.sorted().filter { name in actual[name].map { $0 != items[name] } ?? false }
             return "query " + (missing.map { "\($0) missing" } + wrong.map { "\($0) differs" }).joined(separator: ", ")
         case .header(let name, _):
             return request.header(name) == nil ? "header \(name) missing" : "header \(name) has another value"
@@ -74,6 +82,7 @@ extension RequestMatcher.Condition: CustomStringConvertible {
         case .host: 10
         case .method: 5
         case .query(let items): 3 * items.count
+        case .queryItems(let items): 3 * items.count
         case .formBody(let fields): 3 * fields.count
         case .header, .hasHeader, .body, .jsonBody, .predicate: 3
         }
@@ -89,7 +98,10 @@ extension RequestMatcher.Condition: CustomStringConvertible {
         case .pathPrefix(let prefix): "path prefix \(prefix)"
         case .pathRegex(let pattern, let compiled):
             compiled.expression == nil ? "invalid path regex \(pattern)" : "path regex \(pattern)"
-        case .query(let items): "query " + items.keys.sorted().map { "\($0)=\(items[$0] ?? "")" }.joined(separator: "&")
+        case .query(let items):
+            "query " + items.keys.sorted().map { Self.shownQueryItem($0, items[$0]) }.joined(separator: "&")
+        case .queryItems(let items):
+            "query " + items.keys.sorted().map { Self.shownQueryItem($0, items[$0] ?? nil) }.joined(separator: "&")
         case .header(let name, let value):
             "header \(name): \(SensitiveData.current.displayValue(value, forHeader: name))"
         case .hasHeader(let name): "header \(name) present"
@@ -103,6 +115,12 @@ extension RequestMatcher.Condition: CustomStringConvertible {
         }
     }
 
+    /// `name=value` as reports show it: the value of a sensitive name redacted, `name` alone for a value-less item.
+    static func shownQueryItem(_ name: String, _ value: String?) -> String {
+        guard let value else { return name }
+        return "\(name)=\(SensitiveData.current.isSensitiveQueryKey(name) ? SensitiveData.marker : value)"
+    }
+
     static func matchesTemplate(_ template: [Substring], _ path: String) -> Bool {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         guard segments.count == template.count else { return false }
@@ -113,15 +131,6 @@ extension RequestMatcher.Condition: CustomStringConvertible {
 
     /// Fields of a form body, unescaped (`+` is a space); a repeated field keeps its first value.
     static func formFields(_ body: Data) -> [String: String] {
-        var fields: [String: String] = [:]
-        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func unescape(_ text: Substring) -> String {
-                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
-            }
-            let name = unescape(parts[0])
-            if fields[name] == nil { fields[name] = parts.count > 1 ? unescape(parts[1]) : "" }
-        }
-        return fields
+        FormFields.dictionary(in: String(decoding: body, as: UTF8.self))
     }
 }

@@ -28,6 +28,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         case pathPrefix(String)
         case pathRegex(String, PathPattern)
         case query([String: String])
+        case queryItems([String: String?])
         case header(String, String)
         case hasHeader(String)
         case body(Data)
@@ -56,7 +57,8 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     public static func host(_ host: String) -> RequestMatcher {
         RequestMatcher(node: .condition(.host(host.lowercased())))
     }
-    /// The path, exactly; or, when it contains `{name}` segments, as a template where each placeholder stands for
+    /// The path, exactly as sent (percent-encoded, a trailing slash kept: `.path("/files/a%20b")`,
+    /// `.path("/users/")`); or, when it contains `{name}` segments, as a template where each placeholder stands for
     /// one non-empty segment: `/users/{id}` matches `/users/42`.
     public static func path(_ path: String) -> RequestMatcher {
         guard path.contains("{") else { return RequestMatcher(node: .condition(.path(path))) }
@@ -64,18 +66,25 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
             node: .condition(
                 .pathTemplate(path, segments: path.split(separator: "/", omittingEmptySubsequences: false))))
     }
-    /// A path that starts with `prefix`.
+    /// A path that starts with `prefix`, compared with the percent-encoded path as sent.
     public static func pathPrefix(_ prefix: String) -> RequestMatcher {
         RequestMatcher(node: .condition(.pathPrefix(prefix)))
     }
-    /// A path that the regular expression matches somewhere; anchor it with `^` and `$` to match the whole path.
+    /// A path that the regular expression matches somewhere, in the percent-encoded path as sent; anchor it with `^`
+    /// and `$` to match the whole path.
     /// An invalid pattern matches nothing, and says so in the unmatched-request report.
     public static func pathRegex(_ pattern: String) -> RequestMatcher {
         RequestMatcher(node: .condition(.pathRegex(pattern, PathPattern(pattern))))
     }
-    /// A query that holds at least these items, unescaped.
+    /// A query that holds at least these items, unescaped. An item without `=` (`?flag`) has the value `""` here;
+    /// use `queryItems(_:)` to tell it from `?flag=`.
     public static func query(_ items: [String: String]) -> RequestMatcher {
         RequestMatcher(node: .condition(.query(items)))
+    }
+    /// A query that holds at least these items, unescaped, where a `nil` value means the item has no `=` (`?flag`)
+    /// and `""` means an empty value (`?flag=`): OHHTTPStubs' `containsQueryParams`.
+    public static func queryItems(_ items: [String: String?]) -> RequestMatcher {
+        RequestMatcher(node: .condition(.queryItems(items)))
     }
     /// A header with exactly this value; the name in any letter case.
     public static func header(_ name: String, _ value: String) -> RequestMatcher {
@@ -178,17 +187,22 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         }
     }
 
-    /// A piece of the URL (text between two `/`) that every URL this matcher accepts contains, for the stub
-    /// index: taken from the literal start of a URL pattern, up to its first regular-expression character. The
-    /// deepest piece is chosen: in `/api/v1/items/42/detail` that is `42`, which few other files share.
+    /// A piece of the URL (text between two `/`, in lower case) that every URL this matcher accepts contains, for
+    /// the stub index: taken from the literal start of a `.tail` URL pattern, up to its first regular-expression
+    /// character. The deepest piece is chosen: in `/api/v1/items/42/detail` that is `42`, which few other files
+    /// share. A pattern with an alternation (`|`) or a group has no required piece: its branches need not share
+    /// one, so it is tried on every request, and the index gives the same answer as trying every stub.
     var requiredURLPiece: String? {
         for node in conjuncts {
             guard case .condition(.urlPattern(let pattern, _)) = node else { continue }
+            guard !pattern.contains("|"), !pattern.contains("(") else { return nil }
             let special = Set("\\^$.|?*+()[]{}")
-            let literal = pattern.prefix { !special.contains($0) }
+            var literal = pattern.prefix { !special.contains($0) }
+            // A quantifier after the literal (`/?`, `s*`, `x{0,1}`) makes its last character optional.
+            if let next = pattern.dropFirst(literal.count).first, "?*{".contains(next) { literal = literal.dropLast() }
             // Only pieces with a `/` on both sides must appear whole in the URL.
             let pieces = literal.split(separator: "/", omittingEmptySubsequences: false).dropFirst().dropLast()
-            if let deepest = pieces.last(where: { !$0.isEmpty }) { return String(deepest) }
+            if let deepest = pieces.last(where: { !$0.isEmpty }) { return deepest.lowercased() }
         }
         return nil
     }
@@ -207,7 +221,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
             case .path(let value): path = value
             case .url(let url):
                 host = url.host?.lowercased()
-                path = url.path.isEmpty ? "/" : url.path
+                path = NormalizedURL.path(of: url)
             case .urlIgnoringQueryOrder(let url):
                 host = url.host
                 path = url.path
@@ -246,17 +260,17 @@ struct StubIndexKey: Hashable, Sendable {
     init(_ request: RecordedRequest) {
         method = request.method
         host = request.url.host?.lowercased() ?? ""
-        path = request.url.path.isEmpty ? "/" : request.url.path
+        path = request.path
     }
 }
 
-/// A compiled path regular expression; `nil` when the pattern does not compile.
+/// A compiled regular expression; `nil` when the pattern does not compile.
 struct PathPattern: @unchecked Sendable {
     // @unchecked: NSRegularExpression is immutable once made and documented as safe to share between threads.
     let expression: NSRegularExpression?
 
-    init(_ pattern: String) {
-        expression = try? NSRegularExpression(pattern: pattern)
+    init(_ pattern: String, caseInsensitive: Bool = false) {
+        expression = try? NSRegularExpression(pattern: pattern, options: caseInsensitive ? [.caseInsensitive] : [])
     }
 
     func matches(_ path: String) -> Bool {
@@ -265,8 +279,8 @@ struct PathPattern: @unchecked Sendable {
     }
 }
 
-/// A URL reduced to what identifies a resource: lower-cased scheme and host, the port without its default, the path,
-/// and the query items sorted, so that `?b=2&a=1` equals `?a=1&b=2`.
+/// A URL reduced to what identifies a resource: lower-cased scheme and host, the port without its default, the
+/// percent-encoded path, and the query items sorted, so that `?b=2&a=1` equals `?a=1&b=2`.
 struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
     let scheme: String
     let host: String
@@ -279,9 +293,28 @@ struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
         host = url.host?.lowercased() ?? ""
         let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
         port = url.port == defaultPort ? nil : url.port
-        path = url.path.isEmpty ? "/" : url.path
+        path = Self.path(of: url)
         let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         query = items.map { "\($0.name)=\($0.value ?? "")" }.sorted()
+    }
+
+    /// The percent-encoded path as sent, `/` when empty.
+    static func path(of url: URL) -> String {
+        let path = url.path(percentEncoded: true)
+        return path.isEmpty ? "/" : path
+    }
+
+    /// Whether `other` is this URL, where a query value redacted in a recording (`token=<redacted>`) stands for any
+    /// value: how an exported journal or a cassette replays requests whose secrets it does not hold.
+    func accepts(_ other: NormalizedURL) -> Bool {
+        guard scheme == other.scheme, host == other.host, port == other.port, path == other.path,
+            query.count == other.query.count
+        else { return false }
+        if query == other.query { return true }
+        let wildcard = "=" + SensitiveData.marker
+        return zip(query, other.query).allSatisfy { mine, theirs in
+            mine == theirs || (mine.hasSuffix(wildcard) && theirs.hasPrefix(mine.dropLast(SensitiveData.marker.count)))
+        }
     }
 
     var description: String {

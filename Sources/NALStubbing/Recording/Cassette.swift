@@ -1,94 +1,164 @@
+import Dispatch
+import Foundation
 import NALCore
 import NALLogging
 
-#if canImport(FoundationNetworking)
-    import Foundation
-    import FoundationNetworking
-#else
-    import Foundation
-#endif
-
-/// The entries of a HAR file being recorded. Each addition rewrites the file atomically (a temporary file renamed
-/// over it), so a crash mid-write never leaves a corrupt cassette, and additions from concurrent requests all land,
-/// in the order they completed.
+/// A HAR file being recorded, written as entries arrive.
+///
+/// Appending costs the same whatever the cassette's size: the file ends with a fixed trailer (`]}}`), and each
+/// new entry is written over it, with the trailer after it, in one write at a known offset; nothing already
+/// written is read or rewritten, and no entry is kept in memory. The first append rewrites the file once (through
+/// a temporary file renamed over it) in this layout, with the entries the cassette was loaded with. Writes run on a
+/// serial queue of their own, in the order requests completed, never on the caller's thread.
+///
+/// A crash in the middle of an append can leave the last entry cut short; loading such a cassette fails with the
+/// line and column where it ends.
 final class Cassette: Sendable {
-    let file: URL?
-    private let entries: Locked<[HARDocument.Entry]>
+    let file: URL
+    private struct State: Sendable {
+        /// Entries to write first: what the cassette was loaded with, until the file is rewritten.
+        var pending: [HARDocument.Entry]
+        /// Where the trailer starts, once the file has this layout.
+        var trailerOffset: Int64?
+        /// Values of cookies the servers set, redacted from every later entry.
+        var cookieSecrets: Set<String> = []
+    }
 
-    init(file: URL?, entries: [HARDocument.Entry] = []) {
+    private let state: Locked<State>
+    private let queue = DispatchQueue(label: "dev.nal.stubbing.cassette")
+
+    private static let header = Data(
+        "{\n  \"log\" : {\n    \"creator\" : {\n      \"name\" : \"NAL\",\n      \"version\" : \"1\"\n    },\n    \"version\" : \"1.2\",\n    \"entries\" : [\n"
+            .utf8)
+    private static let trailer = Data("\n    ]\n  }\n}\n".utf8)
+
+    init(file: URL, entries: [HARDocument.Entry] = []) {
         self.file = file
-        self.entries = Locked(entries)
+        state = Locked(State(pending: entries))
     }
 
-    /// The whole cassette as HAR 1.2.
-    var document: HARDocument {
-        HARDocument(log: HARDocument.Log(entries: entries.withLock { $0 }))
+    /// Checks that the cassette can be written (creating its directory), so that a request is not sent only to
+    /// lose its recording.
+    func checkWritable() throws(FixtureError) {
+        do {
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw FixtureError(
+                file: file, message: "cannot create the cassette's directory: \(error.localizedDescription)")
+        }
+        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard descriptor >= 0 else {
+            throw FixtureError(file: file, message: "cannot be written: \(String(cString: strerror(errno)))")
+        }
+        close(descriptor)
     }
 
-    /// Adds `entry` and saves the file.
-    func append(_ entry: HARDocument.Entry) throws(FixtureError) {
-        try entries.withLock { entries throws(FixtureError) in
-            entries.append(entry)
-            guard let file else { return }
-            do {
-                try FileManager.default.createDirectory(
-                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try HARDocument(log: HARDocument.Log(entries: entries)).encoded().write(to: file, options: .atomic)
-            } catch {
-                throw FixtureError(file: file, message: "cannot write the cassette: \(error.localizedDescription)")
+    /// Records an exchange, redacted, with the cookie values learned from earlier responses.
+    func append(
+        method: String, url: URL, requestHeaders: [String: String], requestBody: Data?, status: Int,
+        responseHeaders: [String: String], responseBody: Data?, started: Date, duration: Duration
+    ) async throws(FixtureError) {
+        let known = state.withLock { state in
+            var redactor = HARRedactor(knownSecrets: state.cookieSecrets)
+            redactor.learnSecrets(responseHeaders: responseHeaders)
+            state.cookieSecrets = redactor.secrets
+            return state.cookieSecrets
+        }
+        try await append(
+            .recorded(
+                method: method, url: url, requestHeaders: requestHeaders, requestBody: requestBody, status: status,
+                responseHeaders: responseHeaders, responseBody: responseBody, started: started, duration: duration,
+                knownSecrets: known))
+    }
+
+    /// Adds `entry` to the file.
+    func append(_ entry: HARDocument.Entry) async throws(FixtureError) {
+        let result: Result<Void, FixtureError> = await withCheckedContinuation { continuation in
+            queue.async {
+                do throws(FixtureError) {
+                    try self.write(entry)
+                    continuation.resume(returning: .success(()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
             }
         }
+        try result.get()
     }
-}
 
-extension HARDocument.Entry {
-    /// An exchange as a cassette keeps it, redacted (see `HARRedactor`).
-    static func recorded(
-        method: String, url: URL, requestHeaders: [String: String], requestBody: Data?, status: Int,
-        responseHeaders: [String: String], responseBody: Data?, started: Date, duration: Duration,
-        revealingSecrets: Bool = false
-    ) -> HARDocument.Entry {
-        var redactor = HARRedactor()
-        if !revealingSecrets { redactor.learnSecrets(url: url, headers: requestHeaders, body: requestBody) }
-        func header(_ name: String, _ value: String) -> String {
-            revealingSecrets ? value : redactor.header(name, value)
+    /// The whole cassette as it is on disk.
+    func contents() -> Data {
+        queue.sync {
+            let (pending, rewritten) = state.withLock { ($0.pending, $0.trailerOffset != nil) }
+            if rewritten, let written = try? Data(contentsOf: file) { return written }
+            return HARDocument(log: HARDocument.Log(entries: pending)).encoded()
         }
-        func body(_ data: Data, _ type: String?) -> Data {
-            revealingSecrets ? data : redactor.body(data, contentType: type)
+    }
+
+    /// Runs on `queue`.
+    private func write(_ entry: HARDocument.Entry) throws(FixtureError) {
+        let encoded: Data
+        do {
+            encoded = try Self.encoder.encode(entry)
+        } catch {
+            throw FixtureError(file: file, message: "cannot encode an entry: \(error)")
         }
-        let requestType = requestHeaders.headerValue("Content-Type")
-        let responseType = responseHeaders.headerValue("Content-Type")
-        let shownURL = revealingSecrets ? url.absoluteString : redactor.url(url.absoluteString)
-        let postData = requestBody.flatMap { data -> HARDocument.PostData? in
-            guard !data.isEmpty else { return nil }
-            let (text, encoding) = HARDocument.text(of: body(data, requestType))
-            return HARDocument.PostData(
-                mimeType: requestType ?? "application/octet-stream", text: text, encoding: encoding)
+        let (pending, offset) = state.withLock { ($0.pending, $0.trailerOffset) }
+        if let offset {
+            try writeAt(offset, Data(",\n".utf8) + encoded + Self.trailer)
+            state.withLock { $0.trailerOffset = offset + 2 + Int64(encoded.count) }
+            return
         }
-        let content = responseBody.map { data -> HARDocument.Content in
-            let (text, encoding) = HARDocument.text(of: body(data, responseType))
-            return HARDocument.Content(
-                size: data.count, mimeType: responseType ?? "", text: text, encoding: encoding)
+        var body = Self.header
+        let encoder = Self.encoder
+        for existing in pending {
+            body += ((try? encoder.encode(existing)) ?? Data()) + Data(",\n".utf8)
         }
-        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-        return HARDocument.Entry(
-            startedDateTime: HARDocument.timestamp(started), time: milliseconds,
-            request: HARDocument.Request(
-                method: method, url: shownURL,
-                headers: HARDocument.nameValues(requestHeaders).map {
-                    HARDocument.NameValue(name: $0.name, value: header($0.name, $0.value))
-                },
-                queryString: URL(string: shownURL).map(HARDocument.queryString) ?? [],
-                postData: postData, bodySize: requestBody?.count ?? 0),
-            response: HARDocument.Response(
-                status: status, statusText: HTTPURLResponse.localizedString(forStatusCode: status).capitalized,
-                headers: HARDocument.nameValues(responseHeaders).map {
-                    HARDocument.NameValue(name: $0.name, value: header($0.name, $0.value))
-                },
-                content: content ?? HARDocument.Content(size: 0, mimeType: "", text: nil, encoding: nil),
-                redirectURL: responseHeaders.headerValue("Location").map { revealingSecrets ? $0 : redactor.url($0) }
-                    ?? "",
-                bodySize: responseBody?.count ?? -1),
-            timings: HARDocument.Timings(wait: milliseconds))
+        body += encoded
+        let trailerOffset = Int64(body.count)
+        body += Self.trailer
+        do {
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try body.write(to: file, options: .atomic)
+        } catch {
+            throw FixtureError(file: file, message: "cannot write the cassette: \(error.localizedDescription)")
+        }
+        state.withLock { state in
+            state.pending = []
+            state.trailerOffset = trailerOffset
+        }
+    }
+
+    private func writeAt(_ offset: Int64, _ data: Data) throws(FixtureError) {
+        let descriptor = open(file.path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            throw FixtureError(file: file, message: "cannot write the cassette: \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        let failure: Int32? = data.withUnsafeBytes { bytes in
+            var written = 0
+            while written < bytes.count {
+                let count = pwrite(
+                    descriptor, bytes.baseAddress.map { $0 + written }, bytes.count - written,
+                    off_t(offset) + off_t(written))
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                written += count
+            }
+            return nil
+        }
+        if let failure {
+            throw FixtureError(file: file, message: "cannot write the cassette: \(String(cString: strerror(failure)))")
+        }
+    }
+
+    private static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
     }
 }

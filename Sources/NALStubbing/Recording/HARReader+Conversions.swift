@@ -29,20 +29,14 @@ extension HARDocument.Entry {
 }
 
 extension HARReader.Entry {
-    /// A written entry as replay reads it; `nil` when its URL does not parse.
-    init?(_ entry: HARDocument.Entry) {
-        guard let url = URL(string: entry.request.url) else { return nil }
-        func decoded(_ text: String?, _ encoding: String?) -> Data {
-            guard let text else { return Data() }
-            return encoding == "base64" ? Data(base64Encoded: text) ?? Data() : Data(text.utf8)
-        }
+    /// An entry recorded in this process, kept for replay.
+    init(
+        method: String, url: URL, status: Int, responseHeaders: [(name: String, value: String)], responseBody: Data,
+        time: Double
+    ) {
         self.init(
-            startedDateTime: entry.startedDateTime, time: entry.time, method: entry.request.method, url: url,
-            requestHeaders: entry.request.headers.map { ($0.name, $0.value) },
-            requestBody: entry.request.postData.map { decoded($0.text, $0.encoding) },
-            requestMimeType: entry.request.postData?.mimeType, status: entry.response.status,
-            statusText: entry.response.statusText, responseHeaders: entry.response.headers.map { ($0.name, $0.value) },
-            responseBody: decoded(entry.response.content.text, entry.response.content.encoding),
-            responseMimeType: entry.response.content.mimeType)
+            startedDateTime: nil, time: max(0, min(time, HARReader.maximumTime)), method: method, url: url,
+            requestHeaders: [], requestBody: nil, requestMimeType: nil, status: status, statusText: "",
+            responseHeaders: responseHeaders, responseBody: responseBody, responseMimeType: "")
     }
 }

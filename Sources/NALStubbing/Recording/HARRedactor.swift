@@ -3,35 +3,34 @@ import NALCore
 
 /// Redacts one exchange before it is written to a cassette or an export, by the rules of `curlCommand()`
 /// (`SensitiveData`): sensitive headers (`Authorization`, `Cookie`, `Set-Cookie`, API keys), sensitive query and
-/// body fields, URL passwords. Then it scrubs the secret values it found in the request from everything else: a
-/// server that echoes a token back (in a JSON string, a URL, a header) must not leak it into the file either.
+/// body fields, URL passwords. Then it removes the secret values it has learned (from the request, and from cookies
+/// the server set) wherever a server echoes them back: a whole JSON string, a whole header or form value, a whole
+/// URL component, or the secret itself in other text; never part of a number or of a longer word.
 struct HARRedactor {
     private let sensitive: SensitiveData
-    /// Secret values seen in the request, longest first, with their percent-encoded forms.
-    private var secrets: [String] = []
+    /// Secret values learned so far, with their percent-encoded forms.
+    private(set) var secrets: Set<String>
 
-    /// Shorter values are too likely to appear by chance to be scrubbed everywhere.
+    /// Shorter values are too likely to appear by chance to be removed everywhere.
     static let minimumSecretLength = 4
 
-    init(sensitive: SensitiveData = .current) {
+    init(sensitive: SensitiveData = .current, knownSecrets: Set<String> = []) {
         self.sensitive = sensitive
+        secrets = knownSecrets
     }
 
     /// Collects the secrets of a request: values of sensitive headers (and the credential after a scheme such as
-    /// `Bearer`), the URL's password, sensitive query values, sensitive fields of a form or JSON body.
+    /// `Bearer`, and each cookie's value), the URL's user information, sensitive query values, sensitive fields of a
+    /// form or JSON body.
     mutating func learnSecrets(url: URL?, headers: [String: String], body: Data?) {
         var found: [String] = []
         for (name, value) in headers where sensitive.isSensitiveHeader(name) {
             found.append(value)
             if let space = value.firstIndex(of: " ") { found.append(String(value[value.index(after: space)...])) }
-            for cookie in value.split(separator: ";") {
-                if let equals = cookie.firstIndex(of: "=") {
-                    found.append(String(cookie[cookie.index(after: equals)...]))
-                }
-            }
+            found += Self.cookieValues(value, separator: ";")
         }
         if let url {
-            if let password = url.password { found.append(password) }
+            found += [url.user, url.password].compactMap { $0 }
             for item in URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
             where sensitive.isSensitiveQueryKey(item.name) {
                 found.append(item.value ?? "")
@@ -41,26 +40,40 @@ struct HARRedactor {
             if let json = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) {
                 collect(json, sensitiveKey: false, into: &found)
             } else if let text = String(data: body, encoding: .utf8) {
-                for pair in text.split(separator: "&") {
-                    let parts = pair.split(separator: "=", maxSplits: 1)
-                    guard parts.count == 2 else { continue }
-                    let key = String(parts[0]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
-                    if sensitive.isSensitiveBodyField(key) {
-                        found.append(
-                            String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "")
-                    }
+                for (key, value) in FormFields.pairs(in: text) where sensitive.isSensitiveBodyField(key) {
+                    found.append(value)
                 }
             }
         }
-        var all = Set(secrets)
-        for secret in found.map({ $0.trimmingCharacters(in: .whitespaces) })
-        where secret.count >= Self.minimumSecretLength && secret != SensitiveData.marker {
-            all.insert(secret)
-            if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret {
-                all.insert(encoded)
+        learn(found)
+    }
+
+    /// Collects the values of cookies that a response sets: a later request sends them, through a cookie store the
+    /// recorder may not see, and an echoing server returns them.
+    mutating func learnSecrets(responseHeaders headers: [String: String]) {
+        for (name, value) in headers where HTTPToken.equalsIgnoringASCIICase(name, "Set-Cookie") {
+            // Several cookies may be folded into one value with `, `; an `Expires` date holds a comma too, which
+            // only adds a harmless non-secret candidate.
+            for cookie in value.components(separatedBy: ", ") {
+                learn(Self.cookieValues(String(cookie.prefix { $0 != ";" }), separator: ";"))
             }
         }
-        secrets = all.sorted { $0.count > $1.count }
+    }
+
+    private mutating func learn(_ found: [String]) {
+        for secret in found.map({ $0.trimmingCharacters(in: .whitespaces) })
+        where secret.count >= Self.minimumSecretLength && secret != SensitiveData.marker {
+            secrets.insert(secret)
+            if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret {
+                secrets.insert(encoded)
+            }
+        }
+    }
+
+    private static func cookieValues(_ text: String, separator: Character) -> [String] {
+        text.split(separator: separator).compactMap { cookie in
+            cookie.firstIndex(of: "=").map { String(cookie[cookie.index(after: $0)...]) }
+        }
     }
 
     private func collect(_ value: Any, sensitiveKey: Bool, into found: inout [String]) {
@@ -88,35 +101,64 @@ struct HARRedactor {
     /// The marker as a URL carries it.
     static let markerInURL = "%3Credacted%3E"
 
-    /// A header value as a cassette stores it.
+    /// A header value as a cassette stores it: the marker alone when it holds a learned secret.
     func header(_ name: String, _ value: String) -> String {
-        scrub(sensitive.displayValue(value, forHeader: name))
+        let shown = sensitive.displayValue(value, forHeader: name)
+        guard HTTPToken.equalsIgnoringASCIICase(name, "Location") || HTTPToken.equalsIgnoringASCIICase(name, "Referer")
+        else { return containsSecret(shown) ? SensitiveData.marker : shown }
+        return scrub(shown)
     }
 
-    /// A body as a cassette stores it: JSON and form fields redacted, secrets scrubbed. Bytes that are not text
-    /// are kept as they are.
+    /// A body as a cassette stores it: JSON (by type, or untyped and parsing) with sensitive fields and every string
+    /// holding a secret redacted; form fields likewise; other text with the secrets themselves replaced. Bytes that
+    /// are not text are kept as they are.
     func body(_ body: Data, contentType: String?) -> Data {
+        let redacted = sensitive.redacting(body: body, contentType: contentType)
+        guard case .text(let text) = redacted else { return body }
         let type = contentType?.lowercased() ?? ""
-        if type.contains("json") || body.first == UInt8(ascii: "{") || body.first == UInt8(ascii: "["),
-            let redacted = sensitive.redacting(json: body)
+        if type.contains("json") || text.first == "{" || text.first == "[" || text.first?.isWhitespace == true,
+            let json = sensitive.redacting(json: Data(text.utf8), redactingStringsWhere: containsSecret)
         {
-            return Data(scrub(redacted).utf8)
+            return Data(json.utf8)
         }
-        guard let text = String(data: body, encoding: .utf8) else { return body }
-        if type.hasPrefix("application/x-www-form-urlencoded") {
-            return Data(scrub(sensitive.redacting(formFields: text)).utf8)
+        if type.hasPrefix("application/x-www-form-urlencoded") || SensitiveData.looksLikeForm(text) {
+            return Data(FormFields.replacingValues(in: text) { containsSecret($0) ? SensitiveData.marker : nil }.utf8)
         }
         let scrubbed = scrub(text)
-        return scrubbed == text ? body : Data(scrubbed.utf8)
+        return scrubbed == String(decoding: body, as: UTF8.self) ? body : Data(scrubbed.utf8)
     }
 
-    /// `text` with every secret seen in the request replaced by the marker.
+    /// Whether `text` holds a learned secret as a whole word (not inside a longer run of letters and digits).
+    func containsSecret(_ text: String) -> Bool {
+        secrets.contains { !Self.wordRanges(of: $0, in: text).isEmpty }
+    }
+
+    /// `text` with every learned secret that stands as a whole word replaced by the marker.
     func scrub(_ text: String) -> String {
-        guard !secrets.isEmpty else { return text }
         var result = text
-        for secret in secrets where result.contains(secret) {
-            result = result.replacingOccurrences(of: secret, with: SensitiveData.marker)
+        for secret in secrets.sorted(by: { $0.count > $1.count }) {
+            for range in Self.wordRanges(of: secret, in: result).reversed() {
+                result.replaceSubrange(range, with: SensitiveData.marker)
+            }
         }
         return result
+    }
+
+    /// Where `secret` occurs in `text` with no letter or digit just before or after it.
+    private static func wordRanges(of secret: String, in text: String) -> [Range<String.Index>] {
+        var ranges: [Range<String.Index>] = []
+        var searchStart = text.startIndex
+        while let found = text.range(of: secret, range: searchStart..<text.endIndex) {
+            let before = found.lowerBound > text.startIndex ? text[text.index(before: found.lowerBound)] : nil
+            let after = found.upperBound < text.endIndex ? text[found.upperBound] : nil
+            if !isWordCharacter(before) && !isWordCharacter(after) { ranges.append(found) }
+            searchStart = found.upperBound
+        }
+        return ranges
+    }
+
+    private static func isWordCharacter(_ character: Character?) -> Bool {
+        guard let character else { return false }
+        return character.isLetter || character.isNumber
     }
 }

@@ -17,31 +17,33 @@ import NALLogging
 /// ```
 ///
 /// - Everything is redacted before it is written, by the rules of `curlCommand()` (`SensitiveData`): sensitive
-///   headers, query and body fields, URL passwords, and any secret of the request that the response echoes back.
-///   Replay compares requests redacted the same way, so a request whose token was redacted still matches.
-/// - Writes are atomic, and requests that run at once all land in the cassette, in the order they completed.
+///   headers, query and body fields, URL passwords, any secret of the request that the response echoes back, and
+///   the values of cookies that servers set. Replay compares requests redacted the same way, so a request whose
+///   token was redacted still matches.
+/// - Cookies: with the default wrapped transport, the recorder keeps the cookies itself (an in-memory store of its
+///   own, sent as a `Cookie` header it can see and redact); URLSession's cookie store is off below it. With a
+///   transport of your own, cookies that its session adds are invisible here; their values are still learned from
+///   `Set-Cookie` and redacted wherever a server echoes them.
+/// - Recording appends to the cassette at a cost that does not grow with its size, off the caller's thread; the
+///   requests that run at once all land, in the order they completed.
+/// - Before a request is sent for recording, the cassette is checked to be writable; if it is not, the call fails
+///   at once and nothing is sent. If writing fails after the response arrived (a full disk), the response is
+///   returned anyway and the failure is logged and kept in `recordingErrors`.
 /// - An unmatched request in replay is an `NALError` that names the closest recorded entry; nothing aborts.
 /// - Identical requests replay their recorded responses in order; the last one repeats.
 /// - Downloads are passed to the wrapped transport and not recorded.
 public final class RecordingTransport: Transport {
-    private struct Key: Hashable, Sendable {
-        let method: String
-        let url: NormalizedURL
-        let body: Data?
-        let headers: [String]
-    }
-
     private struct Replay: Sendable {
-        var entries: [Key: [HARReader.Entry]] = [:]
-        var served: [Key: Int] = [:]
+        var entries: [RequestKey: [HARReader.Entry]] = [:]
+        var served: [RequestKey: Int] = [:]
         var all: [HARReader.Entry] = []
 
-        mutating func add(_ entry: HARReader.Entry, key: Key) {
+        mutating func add(_ entry: HARReader.Entry, key: RequestKey) {
             entries[key, default: []].append(entry)
             all.append(entry)
         }
 
-        mutating func next(for key: Key) -> HARReader.Entry? {
+        mutating func next(for key: RequestKey) -> HARReader.Entry? {
             guard let recorded = entries[key], !recorded.isEmpty else { return nil }
             let index = served[key, default: 0]
             served[key] = index + 1
@@ -59,17 +61,31 @@ public final class RecordingTransport: Transport {
     private let store: Cassette
     private let replay: Locked<Replay>
     private let loadError: FixtureError?
+    /// The recorder's own cookies, when it made the wrapped transport.
+    private let cookies: HTTPCookieStorage?
+    private let failures = Locked<[FixtureError]>([])
     private static var log: Logger { Logger(nal: .stubbing) }
 
     /// Creates a transport that records to, or replays from, `cassette`, sending what it records through
-    /// `transport`. A cassette that cannot be read makes every call fail with an error that says why.
+    /// `transport` (by default a `URLSessionTransport` whose cookies the recorder keeps itself). A cassette that
+    /// cannot be read makes every call fail with an error that says why.
     public init(
         cassette: URL, mode: RecordMode, matching: RecordingMatch = .default,
-        wrapping transport: any Transport = URLSessionTransport()
+        wrapping transport: (any Transport)? = nil
     ) {
         self.cassette = cassette
         self.matching = matching
-        wrapped = transport
+        if let transport {
+            wrapped = transport
+            cookies = nil
+        } else {
+            let configuration = URLSessionConfiguration.ephemeral
+            cookies = configuration.httpCookieStorage
+            configuration.httpCookieStorage = nil
+            configuration.httpShouldSetCookies = false
+            configuration.httpCookieAcceptPolicy = .never
+            wrapped = URLSessionTransport(configuration: configuration)
+        }
         let exists = FileManager.default.fileExists(atPath: cassette.path)
         let effective: RecordMode = mode == .once ? (exists ? .replayOnly : .recordAll) : mode
         self.mode = effective
@@ -97,8 +113,11 @@ public final class RecordingTransport: Transport {
 
     /// The cassette's entries as HAR 1.2: what was loaded and what was recorded since.
     public func exportHAR() -> Data {
-        store.document.encoded()
+        store.contents()
     }
+
+    /// Recordings that could not be written, oldest first (at most the last 100); their responses were returned.
+    public var recordingErrors: [FixtureError] { failures.withLock { $0 } }
 
     /// Replays the recorded answer to `request`, or records one from the wrapped transport, as the mode says.
     public func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
@@ -121,31 +140,69 @@ public final class RecordingTransport: Transport {
     }
 
     private func record(
-        _ request: URLRequest, body: Data?, key: Key, context: TransportContext
+        _ request: URLRequest, body: Data?, key: RequestKey, context: TransportContext
     ) async throws(NALError) -> Response {
-        let started = Date()
-        let response = try await wrapped.send(request, context: context)
-        let entry = HARDocument.Entry.recorded(
-            method: request.httpMethod ?? "GET", url: request.url ?? URL(fileURLWithPath: "/"),
-            requestHeaders: request.allHTTPHeaderFields ?? [:], requestBody: body, status: response.statusCode,
-            responseHeaders: Dictionary(
-                response.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { "\($0), \($1)" }),
-            responseBody: response.data, started: started, duration: response.timing.duration)
         do {
-            try store.append(entry)
+            try store.checkWritable()
         } catch {
-            throw .transport(URLError(.cannotWriteToFile, userInfo: [NSLocalizedDescriptionKey: "\(error)"]))
+            throw .transport(
+                URLError(
+                    .cannotWriteToFile,
+                    userInfo: [
+                        NSLocalizedDescriptionKey: "the cassette cannot be written, so nothing was sent: \(error)"
+                    ]))
         }
-        if let written = HARReader.Entry(entry) {
-            replay.withLock { $0.add(written, key: Self.key(written, matching: matching)) }
+        var sent = request
+        if let cookies, let url = request.url, sent.value(forHTTPHeaderField: "Cookie") == nil,
+            let stored = cookies.cookies(for: url), !stored.isEmpty
+        {
+            for (name, value) in HTTPCookie.requestHeaderFields(with: stored) {
+                try sent.setValidatedHeader(value, forName: name)
+            }
         }
+        let started = Date()
+        let response = try await wrapped.send(sent, context: context)
+        let responseHeaders = Dictionary(
+            response.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { "\($0), \($1)" })
+        if let cookies, let url = response.request.url {
+            cookies.setCookies(
+                HTTPCookie.cookies(withResponseHeaderFields: responseHeaders, for: url), for: url, mainDocumentURL: nil)
+        }
+        do {
+            try await store.append(
+                method: sent.httpMethod ?? "GET", url: sent.url ?? URL(fileURLWithPath: "/"),
+                requestHeaders: sent.allHTTPHeaderFields ?? [:], requestBody: body, status: response.statusCode,
+                responseHeaders: responseHeaders, responseBody: response.data, started: started,
+                duration: response.timing.duration)
+        } catch {
+            Self.log.error("the response was returned but not recorded: \(error.description, privacy: .public)")
+            failures.withLock { failures in
+                failures.append(error)
+                if failures.count > 100 { failures.removeFirst() }
+            }
+            return response
+        }
+        // Only `.recordNew` replays what it records; the other modes keep nothing in memory.
+        guard mode == .recordNew else { return response }
+        let recorded = HARReader.Entry(
+            method: key.method, url: response.request.url ?? URL(fileURLWithPath: "/"), status: response.statusCode,
+            responseHeaders: response.headers.map { ($0.name, $0.value) }, responseBody: response.data,
+            time: Self.milliseconds(response.timing.duration))
+        replay.withLock { $0.add(recorded, key: key) }
         return response
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
     }
 
     /// The recorded response as this request's answer.
     private static func response(
         replaying entry: HARReader.Entry, for request: URLRequest, context: TransportContext
     ) throws(NALError) -> Response {
+        if let failure = entry.failure {
+            throw .transport(URLError(failure, userInfo: request.url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:]))
+        }
         guard let url = request.url,
             let http = HTTPURLResponse(
                 url: url, statusCode: entry.status, httpVersion: "HTTP/1.1",
@@ -158,10 +215,11 @@ public final class RecordingTransport: Transport {
         return Response(
             request: request, httpResponse: http, data: entry.responseBody,
             timing: ResponseTiming(start: Date(), duration: .milliseconds(Int64(entry.time.rounded()))))
+        // `entry.time` was read as a finite number from 0 to `HARReader.maximumTime`, so it converts safely.
     }
 
     /// The error for a request the cassette does not hold, naming the closest entry and how it differs.
-    private func unmatched(_ request: URLRequest, key: Key) -> NALError {
+    private func unmatched(_ request: URLRequest, key: RequestKey) -> NALError {
         let entries = replay.withLock { $0.all }
         let redactor = HARRedactor()
         let shown = "\(key.method) \(redactor.url(request.url?.absoluteString ?? ""))"
@@ -206,12 +264,12 @@ public final class RecordingTransport: Transport {
     /// The key of a live request: redacted as a cassette stores it, so that it meets its recorded self.
     private static func key(
         method: String, url: URL?, headers: [String: String], body: Data?, matching: RecordingMatch
-    ) -> Key {
+    ) -> RequestKey {
         var redactor = HARRedactor()
         redactor.learnSecrets(url: url, headers: headers, body: body)
         let redactedURL = URL(string: redactor.url(url?.absoluteString ?? "")) ?? URL(fileURLWithPath: "/")
         let type = headers.headerValue("Content-Type")
-        return Key(
+        return RequestKey(
             method: HTTPMethod(rawValue: method).rawValue, url: NormalizedURL(redactedURL),
             body: matching.matchesBody ? body.map { redactor.body($0, contentType: type) } ?? Data() : nil,
             headers: matching.headers.map { name in
@@ -220,8 +278,8 @@ public final class RecordingTransport: Transport {
     }
 
     /// The key of a recorded entry, which is already redacted.
-    private static func key(_ entry: HARReader.Entry, matching: RecordingMatch) -> Key {
-        Key(
+    private static func key(_ entry: HARReader.Entry, matching: RecordingMatch) -> RequestKey {
+        RequestKey(
             method: entry.method, url: NormalizedURL(entry.url),
             body: matching.matchesBody ? entry.requestBody ?? Data() : nil,
             headers: matching.headers.map { name in

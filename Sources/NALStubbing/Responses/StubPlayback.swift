@@ -1,6 +1,10 @@
 import Foundation
 import NALCore
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Plays a `StubResponse`'s body: waits out its delay, then hands over the body in chunks at its speed, and ends or
 /// fails as the stub says. `StubTransport` and `StubServer` both play stubs through it, so a stub behaves the same
 /// through either.
@@ -8,12 +12,54 @@ struct StubPlayback: Sendable {
     enum Failure: Error {
         /// The stub is a network error, or was cut short.
         case network(URLError.Code)
+        /// The stub fails with an error of the test's own.
+        case custom(any Error)
         /// The body's file could not be read.
         case file(URL, underlying: any Error)
         /// The task playing it was cancelled.
         case cancelled
         /// Whoever took the body refused a chunk (a full disk, an in-memory limit).
         case rejected(NALError)
+
+        /// The error a URLSession client gets: a `URLError` with the failing URL, or the stub's own error.
+        func sessionError(url: URL?) -> any Error {
+            var userInfo: [String: Any] = [:]
+            if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+            switch self {
+            case .network(let code): return URLError(code, userInfo: userInfo)
+            case .custom(let error): return error
+            case .cancelled: return URLError(.cancelled, userInfo: userInfo)
+            case .rejected(let error):
+                userInfo[NSUnderlyingErrorKey] = error
+                return URLError(.unknown, userInfo: userInfo)
+            case .file(let file, let underlying):
+                userInfo[NSUnderlyingErrorKey] = underlying
+                userInfo[NSLocalizedDescriptionKey] = "the stub's body file \(file.path) cannot be read"
+                return URLError(.cannotOpenFile, userInfo: userInfo)
+            }
+        }
+
+        /// The error NAL's `StubTransport` throws: as `URLSessionTransport` would report the same failure, and a
+        /// stubbed `NALError` as it is.
+        func nalError(url: URL?) -> NALError {
+            switch self {
+            case .cancelled: return .cancelled
+            case .rejected(let error): return error
+            case .network(.timedOut): return .timedOut(TimeoutFailure(limit: .idle, seconds: 0, url: url))
+            case .custom(let error as NALError): return error
+            default: return Self.asNALError(sessionError(url: url), url: url)
+            }
+        }
+
+        /// Any error as `NALError.transport`: a `URLError` as it is, another error as a `URLError(.unknown)` whose
+        /// underlying error it is.
+        static func asNALError(_ error: any Error, url: URL?) -> NALError {
+            if let error = error as? NALError { return error }
+            if let urlError = error as? URLError { return .transport(urlError) }
+            var userInfo: [String: Any] = [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: "\(error)"]
+            if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+            return .transport(URLError(.unknown, userInfo: userInfo))
+        }
     }
 
     /// Bytes per chunk when the body is not throttled.
@@ -46,11 +92,12 @@ struct StubPlayback: Sendable {
         return headers
     }
 
-    /// Waits out the delay; throws `.network` when the stub is a network error.
+    /// Waits out the delay; throws `.network` or `.custom` when the stub is an error.
     func waitForStart() async throws(Failure) {
         if let delay = response.delay {
             do { try await Task.sleep(for: delay) } catch { throw .cancelled }
         }
+        if let error = response.error { throw .custom(error) }
         if let failure = response.failure { throw .network(failure) }
     }
 

@@ -27,6 +27,10 @@ public struct StubResponse: Sendable {
     public var body: Body
     /// A network failure to answer with instead of a response.
     public var failure: URLError.Code?
+    /// An error of your own to fail with instead of a response (`StubResponse.error(_:)`).
+    public var error: (any Error)?
+    /// Called with the request once this response has been delivered to it (Mocker's `completion`).
+    public var onDelivered: (@Sendable (RecordedRequest) -> Void)?
     /// How long before the response starts.
     public var delay: Duration?
     /// The speed the body is delivered at, in bytes per second.
@@ -76,10 +80,34 @@ public struct StubResponse: Sendable {
         return response
     }
 
+    /// A failure with an error of your own: the test's `Error`, an `NSError` of any domain, or a `URLError` with any
+    /// code. A plain URLSession client of a `StubServer` gets the error itself; NAL's transports, which throw
+    /// `NALError`, give it as the underlying error of `NALError.transport` (a stubbed `NALError` is thrown as it is
+    /// by `StubTransport`).
+    public static func error(_ error: any Error) -> StubResponse {
+        var response = StubResponse(status: 0)
+        response.error = error
+        return response
+    }
+
     /// A redirect to `url`. A `StubServer` follows it inside the stub layer for plain URLSession clients; NAL's
     /// transport follows it itself, by its `RedirectPolicy`.
     public static func redirect(to url: URL, status: Int = 302) -> StubResponse {
         StubResponse(status: status, headers: ["Location": url.absoluteString])
+    }
+
+    /// This response, calling `callback` with the request once it has been delivered.
+    public func whenDelivered(_ callback: @escaping @Sendable (RecordedRequest) -> Void) -> StubResponse {
+        var copy = self
+        copy.onDelivered = callback
+        return copy
+    }
+
+    /// Why this response cannot be delivered as it is, or `nil`: a status outside 100...599 on a response that is
+    /// not an error.
+    var statusProblem: String? {
+        guard failure == nil, error == nil, !(100...599).contains(status) else { return nil }
+        return "has the status \(status), which is not an HTTP status (100 to 599)"
     }
 
     /// This response after a wait.
@@ -108,13 +136,13 @@ public struct StubResponse: Sendable {
         return copy
     }
 
-    /// Whether this is a redirect that can be followed.
     /// Whether the response can be handed over at once: in memory, without a delay, a speed limit or a failure.
     var isReadyAtOnce: Bool {
-        guard delay == nil, bytesPerSecond == nil, failure == nil, case .data = body else { return false }
+        guard delay == nil, bytesPerSecond == nil, failure == nil, error == nil, case .data = body else { return false }
         return true
     }
 
+    /// The `Location` of a redirect that can be followed.
     var redirectLocation: String? {
         guard [301, 302, 303, 307, 308].contains(status) else { return nil }
         return headers.headerValue("Location")

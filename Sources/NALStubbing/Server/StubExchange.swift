@@ -7,7 +7,8 @@ import NALCore
     import Foundation
 #endif
 
-/// One request on its way through a stub server's redirects.
+/// One request on its way through a stub server's redirects, with the session settings that the stub layer
+/// honours on the session's behalf.
 struct StubExchange: Sendable {
     /// What a stub's response means for the request.
     enum Outcome {
@@ -15,8 +16,8 @@ struct StubExchange: Sendable {
         case deliver(HTTPURLResponse)
         /// Follow the redirect with this request.
         case follow(URLRequest)
-        /// Fail the request.
-        case fail(URLError)
+        /// Fail the request with this error.
+        case fail(any Error)
     }
 
     /// Redirects a plain URLSession client may be led through before the request fails, as URLSession's limit.
@@ -26,44 +27,114 @@ struct StubExchange: Sendable {
     var request: URLRequest
     /// Whether NAL's transport sent the request: it takes bodies in chunks and follows redirects itself.
     let fromNAL: Bool
+    /// The file an upload from NAL's transport streams, which a URLProtocol cannot see (Linux fact 5).
+    let uploadFile: URL?
+    let settings: SessionSettings
     private var redirects = 0
 
-    init(_ original: URLRequest) {
+    init(_ original: URLRequest, settings: SessionSettings) {
         var request = original
         fromNAL = request.value(forHTTPHeaderField: StubbingSupport.markerHeader) != nil
+        var uploadFile: URL?
         // Only when present: changing a URLRequest copies it whole.
         if fromNAL {
             request.setValue(nil, forHTTPHeaderField: StubbingSupport.markerHeader)
             if let path = request.value(forHTTPHeaderField: StubbingSupport.uploadFileHeader) {
                 request.setValue(nil, forHTTPHeaderField: StubbingSupport.uploadFileHeader)
-                request.httpBody = Self.journalBody(ofFileAt: path)
+                uploadFile = URL(fileURLWithPath: path)
+                request.httpBody = Self.matchableBody(ofFileAt: path)
             }
         }
-        self.request = request
+        self.uploadFile = uploadFile
+        self.settings = settings
+        self.request = settings.addingCookies(to: request)
     }
 
-    /// The largest uploaded file whose bytes the journal keeps; a larger one is journaled without its body.
-    static let journaledFileLimit: Int64 = 64 << 20
+    /// The largest uploaded file whose bytes matchers and the journal see; a larger one is matched as an empty body
+    /// (and still sent whole when the request passes through to the network).
+    static let matchedFileLimit: Int64 = 64 << 20
 
-    /// The bytes of an uploaded file, for matchers and the journal: NAL's transport streams a file, which a
-    /// URLProtocol cannot see on Linux, so it names the file instead.
-    private static func journalBody(ofFileAt path: String) -> Data? {
+    private static func matchableBody(ofFileAt path: String) -> Data? {
         let url = URL(fileURLWithPath: path)
-        guard let size = try? FileAccess.readableFileSize(url), size <= journaledFileLimit else { return nil }
+        guard let size = try? FileAccess.readableFileSize(url), size <= matchedFileLimit else { return nil }
         return try? Data(contentsOf: url)
     }
 
-    /// What `response` means for the request: a redirect to follow in the stub layer, or the response to deliver.
+    /// What `response` means for the request: a redirect to follow in the stub layer, the response to deliver, or a
+    /// failure (a stubbed error, or a stub whose status is not HTTP's).
     mutating func outcome(of response: StubResponse) -> Outcome {
-        guard let url = request.url,
+        if let error = response.error { return .fail(error) }
+        guard let url = request.url else { return .fail(URLError(.badURL)) }
+        if let problem = response.statusProblem {
+            return .fail(
+                URLError(
+                    .badServerResponse,
+                    userInfo: [
+                        NSLocalizedDescriptionKey: "the stub for \(DisplayText.url(url)) \(problem)",
+                        NSURLErrorFailingURLErrorKey: url,
+                    ]))
+        }
+        guard
             let http = HTTPURLResponse(
                 url: url, statusCode: response.status, httpVersion: "HTTP/1.1",
                 headerFields: StubPlayback(response: response).headers)
         else { return .fail(URLError(.badURL)) }
+        settings.storeCookies(of: http)
         guard !fromNAL, response.redirectLocation != nil, let next = RedirectPolicy.followUp(to: request, after: http)
         else { return .deliver(http) }
         redirects += 1
         guard redirects <= Self.maximumRedirects else { return .fail(URLError(.httpTooManyRedirects)) }
-        return .follow(next)
+        return .follow(settings.addingCookies(to: next))
+    }
+}
+
+/// What the stub layer honours of a session's configuration, which a URLProtocol cannot see on Linux (fact 6):
+/// the timeouts and the cookie settings.
+struct SessionSettings: @unchecked Sendable {
+    // @unchecked: HTTPCookieStorage is thread-safe.
+    /// URLRequest's default, which means "not set".
+    static let defaultTimeout: TimeInterval = 60
+
+    let requestTimeout: TimeInterval
+    let resourceTimeout: TimeInterval
+    /// Where cookies are kept, when the session sends them.
+    let cookies: HTTPCookieStorage?
+    let acceptsCookies: Bool
+
+    init(_ configuration: URLSessionConfiguration?) {
+        requestTimeout = configuration?.timeoutIntervalForRequest ?? Self.defaultTimeout
+        resourceTimeout = configuration?.timeoutIntervalForResource ?? 7 * 24 * 3600
+        let storage = configuration?.httpShouldSetCookies == true ? configuration?.httpCookieStorage : nil
+        cookies = storage
+        acceptsCookies = storage != nil && configuration?.httpCookieAcceptPolicy != .never
+    }
+
+    /// The idle timeout of `request`: its own when set, else the session's.
+    func idleTimeout(of request: URLRequest) -> TimeInterval {
+        request.timeoutInterval != Self.defaultTimeout ? request.timeoutInterval : requestTimeout
+    }
+
+    /// `request` with the stored cookies for its URL, unless it has a `Cookie` header of its own.
+    func addingCookies(to request: URLRequest) -> URLRequest {
+        guard let cookies, let url = request.url, request.value(forHTTPHeaderField: "Cookie") == nil,
+            let stored = cookies.cookies(for: url), !stored.isEmpty
+        else { return request }
+        var request = request
+        for (name, value) in HTTPCookie.requestHeaderFields(with: stored) {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        return request
+    }
+
+    /// Stores the cookies that `response` sets.
+    func storeCookies(of response: HTTPURLResponse) {
+        guard acceptsCookies, let cookies, let url = response.url else { return }
+        var fields: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            if let name = name as? String, let value = value as? String { fields[name] = value }
+        }
+        guard fields.headerKey("Set-Cookie") != nil else { return }
+        cookies.setCookies(
+            HTTPCookie.cookies(withResponseHeaderFields: fields, for: url), for: url, mainDocumentURL: url)
     }
 }

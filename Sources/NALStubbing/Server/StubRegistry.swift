@@ -22,6 +22,15 @@ final class StubEntry: Sendable {
         case handler(@Sendable (URLRequest) async throws -> StubResponse)
         /// These responses in order; then the last one again and again (recorded traffic).
         case replay([StubResponse])
+
+        /// Why responses of this source cannot be delivered (an invalid status), for a message at registration.
+        var statusProblems: [String] {
+            switch self {
+            case .repeating(let response): [response.statusProblem].compactMap { $0 }
+            case .sequence(let responses), .replay(let responses): responses.compactMap(\.statusProblem)
+            case .handler: []
+            }
+        }
     }
 
     let id: UInt64
@@ -29,20 +38,26 @@ final class StubEntry: Sendable {
     let source: Source
     /// Where the stub came from, for reports: a fixture file, a HAR entry.
     let origin: String?
+    /// Wins over every stub of a lower priority, whatever their specificity.
+    let priority: Int
     let specificity: Int
     /// Breaks ties of specificity (see `RequestMatcher.refinement`).
     let refinement: Int
     /// How many requests this stub has answered.
     let served = Atomic<Int>(0)
 
-    init(id: UInt64, matcher: RequestMatcher, source: Source, origin: String? = nil) {
+    init(id: UInt64, matcher: RequestMatcher, source: Source, origin: String? = nil, priority: Int = 0) {
         self.id = id
         self.matcher = matcher
         self.source = source
         self.origin = origin
+        self.priority = priority
         specificity = matcher.specificity
         refinement = matcher.refinement
     }
+
+    /// The order of precedence: priority, then specificity, then refinement, then the newest.
+    var rank: (Int, Int, Int, UInt64) { (priority, specificity, refinement, id) }
 
     /// Whether this stub can answer another request.
     var isAvailable: Bool {
@@ -130,18 +145,13 @@ struct StubRegistry: Sendable {
     private func best(for request: RecordedRequest) -> StubEntry? {
         var best: StubEntry?
         func consider(_ entry: StubEntry) {
-            if let current = best,
-                (entry.specificity, entry.refinement, entry.id)
-                    < (current.specificity, current.refinement, current.id)
-            {
-                return
-            }
+            if let current = best, entry.rank < current.rank { return }
             guard entry.isAvailable, entry.matcher.matches(request) else { return }
             best = entry
         }
         indexed[StubIndexKey(request)]?.forEach(consider)
         if !byURLPiece.isEmpty {
-            for piece in request.url.absoluteString.split(separator: "/") {
+            for piece in request.url.absoluteString.lowercased().split(separator: "/") {
                 byURLPiece[String(piece)]?.forEach(consider)
             }
         }
@@ -155,7 +165,11 @@ struct StubRegistry: Sendable {
             entry -> (entry: StubEntry, score: Int, parts: [(matched: Bool, reason: String)]) in
             let parts = entry.matcher.explain(request)
             return (entry, parts.filter(\.matched).count, parts)
-        }.sorted { ($0.score, $0.entry.specificity, $0.entry.id) > ($1.score, $1.entry.specificity, $1.entry.id) }
+        }.sorted {
+            ($0.score, $0.entry.rank.0, $0.entry.rank.1, $0.entry.id) > (
+                $1.score, $1.entry.rank.0, $1.entry.rank.1, $1.entry.id
+            )
+        }
         return ranked.prefix(limit).map { candidate in
             var reasons = candidate.parts.map(\.reason)
             if !candidate.entry.isAvailable, case .sequence(let responses) = candidate.entry.source {

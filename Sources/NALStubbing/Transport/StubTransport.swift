@@ -32,28 +32,12 @@ public final class StubTransport<Service: RemoteService>: Transport {
         var served = 0
     }
 
-    /// What a registered target is matched on: the prepared request's method, URL and body.
-    private struct Key: Hashable, Sendable {
-        let method: String
-        let url: String
-        let body: Data?
-
-        init(request: URLRequest, kind: RequestKind) {
-            method = request.httpMethod ?? "GET"
-            url = request.url?.absoluteString ?? ""
-            switch kind {
-            case .upload(.data(let data)): body = data
-            default: body = request.httpBody
-            }
-        }
-    }
-
     private let behavior: StubBehavior<Service>
     private let realTransport: any Transport
     private let redirectPolicy: RedirectPolicy
     private let maximumResponseSize: Int
-    private let registrations = Locked<[Key: Registration]>([:])
-    private let sent = Locked<[URLRequest]>([])
+    private let registrations = Locked<[RequestKey: Registration]>([:])
+    private let journalEntries: Locked<StubJournal>
     private static var log: Logger { Logger(nal: .stubbing) }
 
     /// Creates a transport.
@@ -63,20 +47,43 @@ public final class StubTransport<Service: RemoteService>: Transport {
     ///   - realTransport: where `.never` sends requests; a `URLSessionTransport` by default.
     ///   - redirectPolicy: whether stubbed redirects are followed, as `URLSessionTransport` does.
     ///   - maximumResponseSize: the in-memory limit for a body, as `URLSessionTransport`'s.
+    ///   - journalCapacity: how many requests `requests` keeps (the oldest are dropped).
+    ///   - journaledBodyLimit: the largest body `journal` keeps whole; a larger one is kept as its SHA-256.
     public init(
         _ behavior: StubBehavior<Service>,
         realTransport: any Transport = URLSessionTransport(),
         redirectPolicy: RedirectPolicy = .follow,
-        maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize
+        maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
+        journalCapacity: Int = StubServer.defaultJournalCapacity,
+        journaledBodyLimit: Int = StubServer.defaultJournaledBodyLimit
     ) {
         self.behavior = behavior
         self.realTransport = realTransport
         self.redirectPolicy = redirectPolicy
         self.maximumResponseSize = maximumResponseSize
+        journalEntries = Locked(StubJournal(capacity: journalCapacity, bodyLimit: journaledBodyLimit))
     }
 
-    /// The requests this transport was sent, oldest first (redirects included).
-    public var requests: [URLRequest] { sent.withLock { $0 } }
+    /// The requests this transport was sent, oldest first (redirects included), at most `journalCapacity`; a body
+    /// over the journal's limit is left out (see `journal` for its digest).
+    public var requests: [URLRequest] {
+        journalEntries.withLock { $0.requests }.map { recorded in
+            var request = URLRequest(url: recorded.url)
+            request.httpMethod = recorded.method
+            for (name, value) in recorded.headers { request.setValue(value, forHTTPHeaderField: name) }
+            if !recorded.body.isEmpty { request.httpBody = recorded.body }
+            return request
+        }
+    }
+
+    /// The requests this transport was sent, as a `StubServer` journals them: bodies (an upload's in-memory bytes
+    /// included) up to the limit, and larger ones as their SHA-256.
+    public var journal: [RecordedRequest] { journalEntries.withLock { $0.requests } }
+
+    /// Forgets the requests sent so far.
+    public func clearRequests() {
+        journalEntries.withLock { $0.removeAll() }
+    }
 
     /// Answers `target` with `responses` in order; the last one repeats. The target is matched on the method, URL
     /// and body of its prepared request.
@@ -90,7 +97,11 @@ public final class StubTransport<Service: RemoteService>: Transport {
             )
             return
         }
-        let key = Key(request: prepared, kind: target.requestType.kind)
+        let key = RequestKey(prepared, uploadedData: Self.uploadedData(of: target.requestType.kind))
+        for problem in responses.compactMap(\.statusProblem) {
+            Self.log.error(
+                "a stub for \(String(describing: type(of: target)), privacy: .public) \(problem, privacy: .public)")
+        }
         registrations.withLock { $0[key] = Registration(responses: responses.isEmpty ? [StubResponse()] : responses) }
     }
 
@@ -111,7 +122,11 @@ public final class StubTransport<Service: RemoteService>: Transport {
         var current = request
         var redirects = 0
         while true {
-            sent.withLock { $0.append(current) }
+            let recorded = RecordedRequest(
+                method: current.httpMethod ?? "GET", url: current.url ?? URL(fileURLWithPath: "/"),
+                headers: current.allHTTPHeaderFields ?? [:],
+                body: Self.uploadedData(of: context.kind) ?? current.httpBody ?? Data())
+            _ = journalEntries.withLock { $0.append(recorded) }
             guard let stubbed = response(for: current, context: context, followingRedirect: redirects > 0) else {
                 return try await realTransport.send(current, context: context)
             }
@@ -127,7 +142,7 @@ public final class StubTransport<Service: RemoteService>: Transport {
                 throw error
             }
             if let location = stubbed.redirectLocation, !location.isEmpty,
-                let next = try followUp(to: current, after: http)
+                let next = redirectPolicy.nextRequest(after: http, to: current)
             {
                 redirects += 1
                 guard redirects <= URLSessionTransport.maximumRedirects else {
@@ -138,18 +153,25 @@ public final class StubTransport<Service: RemoteService>: Transport {
                 continue
             }
             let timing = ResponseTiming(start: startDate, duration: clock.now - start)
+            defer { stubbed.onDelivered?(recorded) }
             guard let download else {
                 progress?.complete()
                 return Response(request: request, httpResponse: http, data: body, timing: timing)
             }
-            guard (200..<300).contains(http.statusCode) else {
-                download.abandon()
+            switch try download.conclude(http) {
+            case .downloaded(let file, let response):
+                progress?.complete()
+                return Response(request: request, httpResponse: response, data: Data(), timing: timing, fileURL: file)
+            case .notDownloaded, .restart:
                 return Response(request: request, httpResponse: http, data: body, timing: timing)
             }
-            let file = try download.finish()
-            progress?.complete()
-            return Response(request: request, httpResponse: http, data: Data(), timing: timing, fileURL: file)
         }
+    }
+
+    /// The bytes of an upload from memory, which `URLRequest.httpBody` does not hold.
+    private static func uploadedData(of kind: RequestKind) -> Data? {
+        if case .upload(.data(let data)) = kind { return data }
+        return nil
     }
 
     /// The size of an upload's body, checking that its files can be read; `nil` for other requests.
@@ -188,7 +210,7 @@ public final class StubTransport<Service: RemoteService>: Transport {
     )
         -> StubResponse?
     {
-        let key = Key(request: request, kind: context.kind)
+        let key = RequestKey(request, uploadedData: Self.uploadedData(of: context.kind))
         let registered = registrations.withLock { registrations -> StubResponse? in
             guard var registration = registrations[key] else { return nil }
             let response = registration.responses[min(registration.served, registration.responses.count - 1)]
@@ -224,9 +246,17 @@ public final class StubTransport<Service: RemoteService>: Transport {
         let playback = StubPlayback(response: stub)
         let idle = request.timeoutInterval
         let limit = context.options.maximumResponseSize ?? maximumResponseSize
+        if let problem = stub.statusProblem {
+            throw .transport(
+                URLError(
+                    .badServerResponse,
+                    userInfo: [NSLocalizedDescriptionKey: "the stub for \(DisplayText.url(request.url)) \(problem)"]))
+        }
         do {
-            if let delay = stub.delay, delay > .milliseconds(Int64(idle * 1000)) {
-                try? await Task.sleep(for: .milliseconds(Int64(idle * 1000)))
+            let idleDuration = Duration.milliseconds(
+                Int64((min(idle, RequestOptions.maximumTimeout) * 1000).rounded(.up)))
+            if let delay = stub.delay, delay > idleDuration {
+                try? await Task.sleep(for: idleDuration)
                 if Task.isCancelled { throw NALError.cancelled }
                 throw NALError.timedOut(TimeoutFailure(limit: .idle, seconds: idle, url: request.url))
             }
@@ -262,38 +292,9 @@ public final class StubTransport<Service: RemoteService>: Transport {
         } catch let error as NALError {
             throw error
         } catch let failure as StubPlayback.Failure {
-            throw Self.nalError(failure, url: request.url)
+            throw failure.nalError(url: request.url)
         } catch {
             throw .transport(URLError(.unknown))
-        }
-    }
-
-    static func nalError(_ failure: StubPlayback.Failure, url: URL?) -> NALError {
-        switch failure {
-        case .cancelled:
-            return .cancelled
-        case .rejected(let error):
-            return error
-        case .network(.timedOut):
-            return .timedOut(TimeoutFailure(limit: .idle, seconds: 0, url: url))
-        case .network(let code):
-            return .transport(URLError(code, userInfo: url.map { [NSURLErrorFailingURLErrorKey: $0] } ?? [:]))
-        case .file(let file, let underlying):
-            return .transport(
-                URLError(
-                    .cannotOpenFile, userInfo: [NSURLErrorFailingURLErrorKey: file, NSUnderlyingErrorKey: underlying]))
-        }
-    }
-
-    private func followUp(to request: URLRequest, after response: HTTPURLResponse) throws(NALError) -> URLRequest? {
-        guard let proposed = RedirectPolicy.followUp(to: request, after: response), let origin = request.url else {
-            return nil
-        }
-        switch redirectPolicy {
-        case .follow: return proposed
-        case .doNotFollow: return nil
-        case .custom(let decide):
-            return decide(response, proposed).map { RedirectPolicy.strippingCredentials($0, leaving: origin) }
         }
     }
 }

@@ -1,6 +1,10 @@
 import Foundation
 import NALCore
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Reads HAR files as real exports write them: a UTF-8 byte-order mark, optional fields left out, `-1` sizes,
 /// bodies in `text` or base64, HTTP/2 pseudo-headers. Broken JSON is an error with its line and column.
 struct HARReader {
@@ -18,7 +22,12 @@ struct HARReader {
         var responseHeaders: [(name: String, value: String)]
         var responseBody: Data
         var responseMimeType: String
+        /// The network error a failed request met (status 0 in a browser's export), replayed instead of a response.
+        var failure: URLError.Code? = nil
     }
+
+    /// The longest `time` read, in milliseconds (about 11.6 days); longer times are cut to it.
+    static let maximumTime: Double = 1e9
 
     /// Headers that describe one connection or the body's framing and encoding. NAL and URLSession set their own;
     /// replaying a recorded `Content-Length` or `Content-Encoding` over a decoded body would corrupt it.
@@ -53,9 +62,24 @@ struct HARReader {
             guard let urlText = request["url"] as? String, let url = URL(string: urlText), url.scheme != nil else {
                 throw fail("request.url is missing or not an absolute URL")
             }
+            let method = (request["method"] as? String).map { HTTPMethod(rawValue: $0).rawValue } ?? "GET"
+            guard HTTPToken.isValid(method) else {
+                throw fail("request.method is not an HTTP method (a token of letters, digits and !#$%&'*+-.^_`|~)")
+            }
             let response = entry["response"] as? [String: Any] ?? [:]
-            guard let status = (response["status"] as? NSNumber)?.intValue ?? (response.isEmpty ? 0 : nil) else {
-                throw fail("response.status is not a number")
+            let status: Int
+            if response.isEmpty {
+                status = 0
+            } else {
+                guard let number = (response["status"] as? NSNumber)?.doubleValue, number.isFinite,
+                    number == number.rounded(), (0...999).contains(number)
+                else {
+                    throw fail("response.status is not a whole number from 0 to 999")
+                }
+                status = Int(number)
+            }
+            guard status == 0 || (100...599).contains(status) else {
+                throw fail("response.status \(status) is not an HTTP status (100 to 599, or 0 for a failed request)")
             }
             let content = response["content"] as? [String: Any] ?? [:]
             let body: Data
@@ -73,18 +97,31 @@ struct HARReader {
             } catch {
                 throw fail("request.postData.text is marked base64 but is not valid base64")
             }
+            let time = (entry["time"] as? NSNumber)?.doubleValue ?? 0
             entries.append(
                 Entry(
                     startedDateTime: entry["startedDateTime"] as? String,
-                    time: max(0, (entry["time"] as? NSNumber)?.doubleValue ?? 0),
-                    method: (request["method"] as? String).map { HTTPMethod(rawValue: $0).rawValue } ?? "GET",
-                    url: url, requestHeaders: headers(request["headers"]), requestBody: requestBody,
+                    time: time.isFinite ? min(max(0, time), maximumTime) : 0, method: method, url: url,
+                    requestHeaders: headers(request["headers"]), requestBody: requestBody,
                     requestMimeType: postData?["mimeType"] as? String,
                     status: status, statusText: response["statusText"] as? String ?? "",
                     responseHeaders: headers(response["headers"]), responseBody: body,
-                    responseMimeType: content["mimeType"] as? String ?? ""))
+                    responseMimeType: content["mimeType"] as? String ?? "",
+                    failure: status == 0 ? failure(named: (response["_error"] ?? entry["_error"]) as? String) : nil))
         }
         return entries
+    }
+
+    /// The network error of a failed browser request: Chrome's `_error` (`net::ERR_CONNECTION_REFUSED`), or a lost
+    /// connection when the export does not say.
+    static func failure(named name: String?) -> URLError.Code {
+        let lowered = name?.lowercased() ?? ""
+        let table: [(String, URLError.Code)] = [
+            ("connection_refused", .cannotConnectToHost), ("name_not_resolved", .cannotFindHost),
+            ("timed_out", .timedOut), ("internet_disconnected", .notConnectedToInternet), ("aborted", .cancelled),
+            ("cert", .serverCertificateUntrusted), ("ssl", .secureConnectionFailed),
+        ]
+        return table.first { lowered.contains($0.0) }?.1 ?? .networkConnectionLost
     }
 
     private struct NotBase64: Error {}

@@ -137,6 +137,8 @@ struct JSONSyntax {
                 }
             case 0..<0x20:
                 throw problem("a control character inside a string; escape it")
+            case 0x80...:
+                try utf8Sequence()
             default:
                 index += 1
             }
@@ -144,7 +146,33 @@ struct JSONSyntax {
         throw problem("the text ends inside a string")
     }
 
+    /// One multi-byte UTF-8 character: a lead byte and its continuation bytes, no overlong or surrogate form.
+    private mutating func utf8Sequence() throws(Problem) {
+        let lead = bytes[index]
+        let length: Int
+        var minimum: UInt32
+        switch lead {
+        case 0xC2...0xDF: (length, minimum) = (2, 0x80)
+        case 0xE0...0xEF: (length, minimum) = (3, 0x800)
+        case 0xF0...0xF4: (length, minimum) = (4, 0x10000)
+        default: throw problem("the byte \(Self.describe(lead)) is not UTF-8; save the file as UTF-8")
+        }
+        var value = UInt32(lead) & (0xFF >> (length + 1))
+        for offset in 1..<length {
+            guard index + offset < bytes.count, bytes[index + offset] & 0xC0 == 0x80 else {
+                throw problem("the byte \(Self.describe(lead)) starts a UTF-8 character that is cut short")
+            }
+            value = value << 6 | UInt32(bytes[index + offset] & 0x3F)
+        }
+        minimum = value < minimum ? 0 : minimum
+        guard minimum > 0, value <= 0x10FFFF, !(0xD800...0xDFFF).contains(value) else {
+            throw problem("the bytes at this point are not valid UTF-8; save the file as UTF-8")
+        }
+        index += length
+    }
+
     private mutating func number() throws(Problem) {
+        let start = index
         if current == UInt8(ascii: "-") { index += 1 }
         guard let first = current, Self.isDigit(first) else { throw problem("expected a digit") }
         if first == UInt8(ascii: "0") {
@@ -162,6 +190,11 @@ struct JSONSyntax {
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
             guard let byte = current, Self.isDigit(byte) else { throw problem("expected a digit in the exponent") }
             while let byte = current, Self.isDigit(byte) { index += 1 }
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        if let value = Double(text), !value.isFinite {
+            index = start
+            throw problem("the number \(text.prefix(40)) is too large for a 64-bit floating-point number")
         }
     }
 

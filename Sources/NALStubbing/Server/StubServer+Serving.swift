@@ -1,0 +1,285 @@
+import NALCore
+import NALLogging
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+#else
+    import Foundation
+#endif
+
+extension StubServer {
+    /// A journaled request and the stub's answer to it, if a stub matched.
+    struct Lookup: Sendable {
+        /// The request's number in the journal.
+        let number: Int
+        let recorded: RecordedRequest
+        let answer: StubRegistry.Answer?
+        /// Whether an ignore rule sends it to the network.
+        let ignored: Bool
+    }
+
+    /// Serves one request that reached one of this server's protocols. What needs no waiting (a ready response
+    /// without delay, speed limit or file) is answered at once on the loading thread, since a hop to another thread
+    /// costs more than the rest of the work; the rest runs in the returned task, under a watchdog that enforces a
+    /// plain client's timeouts.
+    func serve(
+        _ original: URLRequest, configuration: URLSessionConfiguration?, to output: ProtocolOutput
+    ) -> Task<Void, Never>? {
+        var exchange = StubExchange(original, settings: SessionSettings(configuration))
+        while true {
+            let found = lookUp(exchange.request)
+            guard let answer = found.answer, !found.ignored else {
+                return later(exchange, output) { [exchange] in await self.unmatched(exchange, found, output) }
+            }
+            guard case .response(let response) = answer, response.isReadyAtOnce else {
+                return later(exchange, output) { [exchange] in await self.serveLater(exchange, found, answer, output) }
+            }
+            switch exchange.outcome(of: response) {
+            case .follow(let next):
+                journal(response, for: found.number)
+                exchange.request = next
+            case .deliver(let http):
+                journal(response, for: found.number)
+                deliverAtOnce(StubPlayback(response: response), http, output)
+                if output.didFinish { response.onDelivered?(found.recorded) }
+                return nil
+            case .fail(let error):
+                output.fail(error)
+                return nil
+            }
+        }
+    }
+
+    /// Starts `work` in a task; for a plain client, under a watchdog that fails the request with
+    /// `URLError(.timedOut)` when no response has started within its idle timeout, or the exchange outlasts the
+    /// resource timeout.
+    private func later(
+        _ exchange: StubExchange, _ output: ProtocolOutput, _ work: @escaping @Sendable () async -> Void
+    ) -> Task<Void, Never> {
+        guard !exchange.fromNAL else { return Task { await work() } }
+        let watchdog = StubWatchdog(
+            output, url: exchange.request.url, idle: exchange.settings.idleTimeout(of: exchange.request),
+            total: exchange.settings.resourceTimeout)
+        let task = Task {
+            await work()
+            watchdog.disarm()
+        }
+        watchdog.arm(cancelling: task)
+        // Work that ended before the timers started leaves them to stop here.
+        if !output.isOpen { watchdog.disarm() }
+        return task
+    }
+
+    /// Journals a request and finds its stub, unless an ignore rule sends it to the network; claims a sequence's
+    /// next response.
+    private func lookUp(_ request: URLRequest) -> Lookup {
+        let recorded = RecordedRequest(request)
+        return state.withLock { state in
+            let number = state.journal.append(recorded)
+            if state.ignored.contains(where: { $0.matcher.matches(recorded) }) {
+                return Lookup(number: number, recorded: recorded, answer: nil, ignored: true)
+            }
+            return Lookup(
+                number: number, recorded: recorded, answer: state.registry.answer(recorded)?.1, ignored: false)
+        }
+    }
+
+    /// Notes what the journal's request `number` was answered with, for `exportHAR()`.
+    func journal(_ response: StubResponse, for number: Int) {
+        state.withLock { $0.journal.noteAnswer(response, for: number) }
+    }
+
+    /// The waiting part of serving: handlers, delays, speed limits, files, and the redirects after them.
+    private func serveLater(
+        _ start: StubExchange, _ first: Lookup, _ firstAnswer: StubRegistry.Answer, _ output: ProtocolOutput
+    ) async {
+        var exchange = start
+        var found = first
+        var answer = firstAnswer
+        while true {
+            let response: StubResponse
+            switch answer {
+            case .response(let stubbed):
+                response = stubbed
+            case .handler(let handler):
+                do {
+                    response = try await handler(exchange.request)
+                } catch {
+                    output.fail(error)
+                    return
+                }
+            }
+            let playback = StubPlayback(response: response)
+            do {
+                try await playback.waitForStart()
+            } catch {
+                output.fail(error.sessionError(url: exchange.request.url))
+                return
+            }
+            switch exchange.outcome(of: response) {
+            case .follow(let next):
+                journal(response, for: found.number)
+                exchange.request = next
+                found = lookUp(next)
+                guard let nextAnswer = found.answer, !found.ignored else {
+                    await unmatched(exchange, found, output)
+                    return
+                }
+                answer = nextAnswer
+            case .deliver(let http):
+                journal(response, for: found.number)
+                await deliver(playback, http, chunked: exchange.fromNAL, output)
+                if output.didFinish { response.onDelivered?(found.recorded) }
+                return
+            case .fail(let error):
+                output.fail(error)
+                return
+            }
+        }
+    }
+
+    /// Hands over a body that is in memory and needs no pacing, in one piece.
+    private func deliverAtOnce(_ playback: StubPlayback, _ http: HTTPURLResponse, _ output: ProtocolOutput) {
+        output.receive(http)
+        do {
+            try deliverWhole(try playback.wholeBody(), of: playback, output)
+        } catch {
+            output.fail(error.sessionError(url: http.url))
+        }
+    }
+
+    /// Loads `body` in one piece, cut at the truncation point, then finishes or fails as the stub says.
+    private func deliverWhole(
+        _ body: Data, of playback: StubPlayback, _ output: ProtocolOutput
+    ) throws(StubPlayback.Failure) {
+        let cut = playback.response.truncationPoint
+        let loaded = cut.map { body.prefix($0) } ?? body
+        if !loaded.isEmpty { output.load(loaded) }
+        if let cut, body.count > cut { throw .network(.networkConnectionLost) }
+        output.finish()
+    }
+
+    private func deliver(
+        _ playback: StubPlayback, _ http: HTTPURLResponse, chunked: Bool, _ output: ProtocolOutput
+    ) async {
+        output.receive(http)
+        do throws(StubPlayback.Failure) {
+            if chunked {
+                // NAL's transport holds back a producer that runs ahead of its delegate queue; this one runs in a
+                // task, so it waits for room instead of being blocked.
+                var chunks = 0
+                try await playback.playBody(
+                    chunkSize: StubPlayback.sessionChunkSize,
+                    pacing: {
+                        chunks += 1
+                        if chunks % 32 == 0 { await output.drain() }
+                        await SerialDelegateQueue.awaitCapacity()
+                    }
+                ) { chunk in output.load(chunk) }
+                output.finish()
+            } else {
+                // One piece: a completion handler or data(for:) keeps only the last chunk a custom protocol loads.
+                let body = try playback.wholeBody()
+                if let bytesPerSecond = playback.response.bytesPerSecond {
+                    let sent = playback.response.truncationPoint.map { min($0, body.count) } ?? body.count
+                    let pause = Duration.nanoseconds(
+                        Int64(sent).multipliedReportingOverflow(by: 1_000_000_000).partialValue / Int64(bytesPerSecond))
+                    do { try await Task.sleep(for: pause) } catch { throw .cancelled }
+                }
+                try deliverWhole(body, of: playback, output)
+            }
+        } catch {
+            output.fail(error.sessionError(url: http.url))
+        }
+    }
+
+    private func unmatched(_ exchange: StubExchange, _ found: Lookup, _ output: ProtocolOutput) async {
+        guard found.ignored || unmatchedPolicy == .passThrough else {
+            let report = unmatchedReport(found.recorded)
+            Self.log.error("\(report, privacy: .public)")
+            var userInfo: [String: Any] = [NSLocalizedDescriptionKey: report]
+            if let url = exchange.request.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+            output.fail(URLError(.resourceUnavailable, userInfo: userInfo))
+            return
+        }
+        do {
+            let started = Date()
+            let clock = ContinuousClock.now
+            let (data, http) = try await PassThrough.send(exchange.request, uploadFile: exchange.uploadFile)
+            exchange.settings.storeCookies(of: http)
+            await record(exchange.request, found, http, data, started: started, duration: .now - clock)
+            output.receive(http)
+            if !data.isEmpty { output.load(data) }
+            output.finish()
+        } catch {
+            output.fail(error)
+        }
+    }
+
+    /// Notes a request that went to the network, and its answer, in the journal and the cassette.
+    private func record(
+        _ request: URLRequest, _ found: Lookup, _ http: HTTPURLResponse, _ data: Data, started: Date,
+        duration: Duration
+    ) async {
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields { headers["\(name)"] = "\(value)" }
+        journal(StubResponse(status: http.statusCode, headers: headers, body: data), for: found.number)
+        let recorded = found.recorded
+        guard let recorder else { return }
+        do {
+            try await recorder.append(
+                method: recorded.method, url: recorded.url, requestHeaders: recorded.headers,
+                requestBody: recorded.body.isEmpty ? nil : recorded.body, status: http.statusCode,
+                responseHeaders: headers, responseBody: data, started: started, duration: duration)
+        } catch {
+            Self.log.error("\(error.description, privacy: .public)")
+        }
+    }
+}
+
+/// Ends a plain client's request with `URLError(.timedOut)` when it outlasts its timeouts, as URLSession's own
+/// timer would for a request on the network; a URLProtocol's requests have no such timer.
+final class StubWatchdog: Sendable {
+    private let output: ProtocolOutput
+    private let url: URL?
+    private let idle: TimeInterval
+    private let total: TimeInterval
+    private let timers = Locked<[Task<Void, Never>]>([])
+
+    init(_ output: ProtocolOutput, url: URL?, idle: TimeInterval, total: TimeInterval) {
+        self.output = output
+        self.url = url
+        self.idle = idle
+        self.total = total
+    }
+
+    /// Starts the timers; when one fires, the request fails and `task` is cancelled.
+    func arm(cancelling task: Task<Void, Never>) {
+        var timers: [Task<Void, Never>] = []
+        for (seconds, untilResponse) in [(idle, true), (total, false)]
+        where seconds.isFinite && seconds > 0 && seconds <= RequestOptions.maximumTimeout {
+            timers.append(
+                Task { [output, url] in
+                    do {
+                        try await Task.sleep(for: .milliseconds(Int64((seconds * 1000).rounded(.up))))
+                    } catch {
+                        return
+                    }
+                    guard !untilResponse || !output.hasResponse else { return }
+                    var userInfo: [String: Any] = [
+                        NSLocalizedDescriptionKey: "the stubbed request timed out after \(seconds) s"
+                    ]
+                    if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+                    output.fail(URLError(.timedOut, userInfo: userInfo))
+                    task.cancel()
+                })
+        }
+        self.timers.withLock { $0 += timers }
+    }
+
+    /// Stops the timers: the request has ended.
+    func disarm() {
+        for timer in timers.withLock({ $0 }) { timer.cancel() }
+    }
+}

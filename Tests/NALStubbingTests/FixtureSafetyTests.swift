@@ -1,0 +1,126 @@
+import Foundation
+import NALCore
+import NALLogging
+import NALStubbing
+import NALTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Fixture files written by hostile or careless hands.
+@Suite("Fixtures under hostile input")
+struct FixtureSafetyTests {
+    static func scratch() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "nal-fixtures-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    static func har(time: String = "12", status: String = "200", method: String = "GET") -> String {
+        """
+        {"log": {"version": "1.2", "entries": [{"startedDateTime": "2026-01-01T00:00:00Z", "time": \(time),
+          "request": {"method": "\(method)", "url": "https://api.example.com/x", "headers": []},
+          "response": {"status": \(status), "statusText": "", "headers": [], "content": {"text": "ok"}}}]}}
+        """
+    }
+
+    @Test("a cassette with huge times and statuses loads (saturated) or fails with a message; replay never traps")
+    func hugeNumbers() async {
+        await #expect(processExitsWith: .success) {
+            guard let directory = try? FixtureSafetyTests.scratch() else { exit(1) }
+            let cassette = directory.appendingPathComponent("huge.har")
+            for (time, status) in [("1e20", "200"), ("-1e300", "200"), ("12", "1e20"), ("12", "-5"), ("1e308", "2e9")] {
+                guard (try? Data(FixtureSafetyTests.har(time: time, status: status).utf8).write(to: cassette)) != nil
+                else { exit(2) }
+                let recorder = RecordingTransport(cassette: cassette, mode: .replayOnly, wrapping: OfflineTransport())
+                let client = Client<TestEndpoint>(transport: recorder)
+                _ = try? await client.request(TestEndpoint(path: "x", validation: .none))
+                _ = try? StubServer().loadHAR(from: cassette)
+            }
+            exit(0)
+        }
+        let server = StubServer()
+        let file = try? Self.scratch().appendingPathComponent("status.har")
+        guard let file else { return }
+        try? Data(Self.har(status: "1e20").utf8).write(to: file)
+        #expect(throws: FixtureError.self) { try server.loadHAR(from: file) }
+    }
+
+    @Test("a HAR method holding a line break is refused, so import-har cannot write a forged .tail")
+    func forgedMethod() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("forged.har")
+        try Data(Self.har(method: #"GET\n.*\n200\nX-Evil: 1\n\nforged"#).utf8).write(to: file)
+        do {
+            try StubServer().loadHAR(from: file)
+            Issue.record("a method with a line break was accepted")
+        } catch {
+            #expect(error.message.contains("request.method"))
+        }
+    }
+
+    @Test("a failed browser request (status 0) replays as a network error, not a response of status 0")
+    func failedEntries() async throws {
+        let server = StubServer()
+        try server.loadHAR(from: Fixtures.harFile("chrome.har"))
+        let text = try String(contentsOf: Fixtures.harFile("chrome.har"), encoding: .utf8)
+        let failedURL = try #require(Self.urlOfFirstFailedEntry(in: text))
+        await #expect(throws: URLError.self) { _ = try await PlainClient(server).fetch(failedURL) }
+    }
+
+    static func urlOfFirstFailedEntry(in text: String) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+            let entries = (object["log"] as? [String: Any])?["entries"] as? [[String: Any]]
+        else { return nil }
+        let failed = entries.first { (($0["response"] as? [String: Any])?["status"] as? Int) == 0 }
+        return (failed?["request"] as? [String: Any])?["url"] as? String
+    }
+
+    @Test("a .tail body with {{ that is not UTF-8 is an error at its line; a header value with a bare CR is refused")
+    func tailPlaceholdersAndHeaders() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let binary = directory.appendingPathComponent("binary.tail")
+        try (Data("GET\n.*/x\n200\nContent-Type: text/plain\n\n{{ name }}".utf8) + Data([0xFF, 0xFE])).write(to: binary)
+        do {
+            try StubServer().loadTails(from: directory, placeholders: ["name": "Ada"])
+            Issue.record("a non-UTF-8 body with a placeholder loaded")
+        } catch {
+            #expect(error.line == 6 && error.message.contains("not UTF-8"))
+        }
+        try FileManager.default.removeItem(at: binary)
+        try Data("GET\n.*/x\n200\nX-Split: a\rInjected: b\n\nok".utf8).write(
+            to: directory.appendingPathComponent("cr.tail"))
+        do {
+            try StubServer().loadTails(from: directory)
+            Issue.record("a header value with a bare CR loaded")
+        } catch {
+            #expect(error.line == 4 && error.message.contains("CR"))
+        }
+    }
+
+    @Test("HAR files with numbers out of range or bytes that are not UTF-8 say so, at their line")
+    func preciseMessages() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let big = directory.appendingPathComponent("big.har")
+        try Data(Self.har(time: "1e400").utf8).write(to: big)
+        do {
+            try StubServer().loadHAR(from: big)
+        } catch {
+            #expect(error.line == 1 && error.message.contains("too large"), "\(error)")
+        }
+        let latin1 = directory.appendingPathComponent("latin1.har")
+        try (Data(#"{"log": {"entries": [], "comment": "caf"#.utf8) + Data([0xE9]) + Data(#""}}"#.utf8)).write(
+            to: latin1)
+        do {
+            try StubServer().loadHAR(from: latin1)
+        } catch {
+            #expect(error.message.contains("UTF-8"), "\(error)")
+        }
+    }
+}

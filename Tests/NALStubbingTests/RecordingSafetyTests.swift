@@ -1,0 +1,176 @@
+import Foundation
+import NALCore
+import NALLogging
+import NALTestSupport
+import Testing
+
+@testable import NALStubbing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A transport that answers with a fixed response, headers included.
+struct FixedTransport: Transport {
+    var status = 200
+    var headers: [String: String] = ["Content-Type": "application/json"]
+    var body: Data
+
+    func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
+        guard let url = request.url,
+            let http = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+        else { throw .transport(URLError(.badURL)) }
+        return Response(
+            request: request, httpResponse: http, data: body, timing: ResponseTiming(start: Date(), duration: .zero))
+    }
+}
+
+@Suite("Recording: what reaches the cassette, and at what cost")
+struct RecordingSafetyTests {
+    @Test("redaction never corrupts recorded data: author and authority stay, numbers stay, replay is valid JSON")
+    func noCorruption() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cassette = directory.appendingPathComponent("books.har")
+        let body = Data(
+            #"{"author":"ada lovelace","authority":"royal society","count":1234,"id":51234,"pin":"1234"}"#.utf8)
+        let recorder = RecordingTransport(cassette: cassette, mode: .recordAll, wrapping: FixedTransport(body: body))
+        let endpoint = TestEndpoint(
+            path: "books", method: .post,
+            requestType: .parameters(["author": "ada lovelace", "auth_pin": 1234], encoding: JSONEncoding.default))
+        _ = try await Client<TestEndpoint>(transport: recorder).request(endpoint)
+        let player = RecordingTransport(cassette: cassette, mode: .replayOnly, wrapping: OfflineTransport())
+        let replayed = try await Client<TestEndpoint>(transport: player).request(endpoint)
+        let json = try JSONSerialization.jsonObject(with: replayed.data) as? [String: Any]
+        #expect(json?["author"] as? String == "ada lovelace")
+        #expect(json?["authority"] as? String == "royal society")
+        #expect(json?["count"] as? Int == 1234 && json?["id"] as? Int == 51234, "numbers are never touched")
+        #expect(json?["pin"] as? String == "<redacted>", "the secret the request sent is removed where echoed")
+    }
+
+    @Test("appending costs the same whatever the cassette's size: what was written is never rewritten")
+    func appendOnly() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cassette = directory.appendingPathComponent("long.har")
+        let recorder = RecordingTransport(
+            cassette: cassette, mode: .recordAll, wrapping: FixedTransport(body: Data(count: 100_000)))
+        let client = Client<TestEndpoint>(transport: recorder)
+        for index in 0..<20 { _ = try await client.request(TestEndpoint(path: "item/\(index)")) }
+        let before = try Data(contentsOf: cassette)
+        let trailer = Data("\n    ]\n  }\n}\n".utf8)
+        #expect(before.suffix(trailer.count) == trailer)
+        _ = try await client.request(TestEndpoint(path: "item/last"))
+        let after = try Data(contentsOf: cassette)
+        #expect(after.prefix(before.count - trailer.count) == before.prefix(before.count - trailer.count))
+        try HARExportTests.validate(after)
+        #expect(String(decoding: recorder.exportHAR(), as: UTF8.self).contains("item/last"))
+    }
+
+    @Test(
+        "a cassette that cannot be written fails the call before anything is sent", .enabled(if: FaultServer.url != nil)
+    )
+    func unwritableCassette() async throws {
+        let url = try #require(FaultServer.url)
+        let probe = FaultServer.probe()
+        let recorder = RecordingTransport(cassette: URL(fileURLWithPath: "/dev/null/cassette.har"), mode: .recordAll)
+        do {
+            _ = try await Client<TestEndpoint>(transport: recorder).request(
+                TestEndpoint(
+                    baseURL: url, path: "echo",
+                    requestType: .parameters(["probe": .string(probe)], encoding: URLEncoding.queryString)))
+            Issue.record("the call went ahead without a cassette to record it")
+        } catch {
+            #expect("\(error)".contains("cannot be written"))
+        }
+        #expect(try await FaultServer.journal(probe: probe).isEmpty, "nothing was sent")
+    }
+
+    @Test(
+        "cookies a server sets never reach the cassette, even when a later request's echo shows them",
+        .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+    func cookiesStayOut() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let shared = URLSessionConfiguration.ephemeral
+        for wrapped in [nil, URLSessionTransport(configuration: shared) as (any Transport)?] {
+            let key = FaultServer.probe()
+            let cassette = directory.appendingPathComponent("cookies-\(key).har")
+            let recorder = RecordingTransport(cassette: cassette, mode: .recordAll, wrapping: wrapped)
+            let client = Client<TestEndpoint>(transport: recorder)
+            _ = try await client.request(FaultServer.endpoint("set-cookie", query: ["key": .string(key)]))
+            let echo = try await client.request(FaultServer.endpoint("echo"))
+            #expect(echo.string()?.contains("cookie-\(key)-77") == true, "the session sent the cookie back")
+            let text = try String(contentsOf: cassette, encoding: .utf8)
+            #expect(
+                !text.contains("cookie-\(key)-77"),
+                "a cookie value reached the cassette (\(wrapped == nil ? "own" : "shared") store)")
+        }
+    }
+}
+
+@Suite("The .tail index gives the same answers as trying every stub")
+struct TailIndexTests {
+    @Test("alternation, groups and quantifiers next to a literal cannot hide a stub")
+    func tricky() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nal-index-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let patterns = ["/users/42/x|/admins/7/y", "(/api/v1/a|/api/v2/b)$", "/items/?x", "/files/42*/z"]
+        for (index, pattern) in patterns.enumerated() {
+            try Data("GET\n\(pattern)\n200\n\n\(index)".utf8).write(
+                to: directory.appendingPathComponent("\(index).tail"))
+        }
+        let server = StubServer()
+        try server.loadTails(from: directory)
+        let client = PlainClient(server)
+        let base = "https://api.example.com"
+        #expect(try await client.fetch(base + "/admins/7/y").body == "0")
+        #expect(try await client.fetch(base + "/api/v2/b").body == "1")
+        #expect(try await client.fetch(base + "/itemsx").body == "2")
+        #expect(try await client.fetch(base + "/files/4/z").body == "3")
+    }
+
+    @Test("random patterns and URLs: the indexed lookup equals a linear scan, every time")
+    func randomPatterns() throws {
+        var generator = SeededGenerator(seed: 20_261_123)
+        let pieces = ["api", "v1", "users", "42", "x", "items", "a.b", "Users", "7"]
+        let operators = ["", "|", "(", ")", "?", "*", "+", ".", "[0-9]", "\\d", "$", "^", "{1,2}"]
+        for _ in 0..<300 {
+            var pattern = ""
+            for _ in 0..<Int.random(in: 1...5, using: &generator) {
+                pattern += "/" + pieces.randomElement(using: &generator)!
+                if Bool.random(using: &generator) { pattern += operators.randomElement(using: &generator)! }
+            }
+            guard (try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive])) != nil else { continue }
+            let server = StubServer()
+            let tail = try TailFile(
+                Data("GET\n\(pattern)\n200\n\nhit".utf8), file: URL(fileURLWithPath: "/random.tail"), placeholders: [:])
+            let matcher = tail.matcher
+            server.stub(matcher, response: .string("hit"))
+            for _ in 0..<10 {
+                var url = "https://h.example.com"
+                for _ in 0..<Int.random(in: 1...5, using: &generator) {
+                    url += "/" + pieces.randomElement(using: &generator)!
+                }
+                guard let parsed = URL(string: url) else { continue }
+                let request = RecordedRequest(method: "GET", url: parsed)
+                let indexed = server.matchReport(for: request).answer != nil
+                #expect(indexed == matcher.matches(request), "pattern \(pattern), URL \(url)")
+            }
+        }
+    }
+}
+
+/// A reproducible random number generator (SplitMix64), so a failing case can be run again.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}

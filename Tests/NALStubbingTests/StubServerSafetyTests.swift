@@ -1,0 +1,240 @@
+import Foundation
+import NALCore
+import NALLogging
+import NALStubbing
+import NALTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("StubServer: calls that end while a stub still plays, and what it keeps")
+struct StubServerSafetyTests {
+    static let base = "https://api.example.com"
+
+    @Test("2,000 calls cancelled or timed out during delays, throttled bodies and sleeping handlers: no crash")
+    func cancelStorm() async throws {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            let server = StubServer()
+            server.stub(.path("/delayed"), response: StubResponse.string("late").delayed(by: .seconds(5)))
+            server.stub(
+                .path("/throttled"),
+                response: StubResponse(body: Data(count: 400_000)).throttled(bytesPerSecond: 200_000))
+            server.stub(.path("/handler")) { _ in
+                try? await Task.sleep(for: .seconds(5))
+                return .string("slow")
+            }
+            let client = Client<TestEndpoint>(
+                transport: URLSessionTransport(configuration: server.sessionConfiguration))
+            let plain = URLSession(configuration: server.sessionConfiguration)
+            let base = URL(string: StubServerSafetyTests.base) ?? URL(fileURLWithPath: "/")
+            await withTaskGroup(of: Void.self) { group in
+                for index in 0..<2_000 {
+                    let path = ["/delayed", "/throttled", "/handler"][index % 3]
+                    let wait = Duration.milliseconds(Int64(index % 40))
+                    group.addTask {
+                        switch index % 4 {
+                        case 0:
+                            let call = Task { try? await client.request(TestEndpoint(baseURL: base, path: path)) }
+                            try? await Task.sleep(for: wait)
+                            call.cancel()
+                            _ = await call.value
+                        case 1:
+                            _ = try? await client.request(TestEndpoint(baseURL: base, path: path, timeout: 0.02))
+                        case 2:
+                            _ = try? await client.request(TestEndpoint(baseURL: base, path: path, totalTimeout: 0.03))
+                        default:
+                            let task = plain.dataTask(with: base.appendingPathComponent(path))
+                            task.resume()
+                            try? await Task.sleep(for: wait)
+                            task.cancel()
+                        }
+                    }
+                }
+            }
+            // Late timers and handlers that outlive their calls must find their calls gone, not the process.
+            try? await Task.sleep(for: .milliseconds(500))
+            withExtendedLifetime(server) {}
+            exit(0)
+        }
+        if let result, result.exitStatus != .exitCode(0) {
+            Issue.record(
+                "the child's standard error: \(String(decoding: result.standardErrorContent.suffix(4000), as: UTF8.self))"
+            )
+        }
+    }
+
+    @Test("plain URLSession clients get their timeouts: the configuration's, and the request's own")
+    func plainClientTimeouts() async throws {
+        let server = StubServer()
+        server.stub(.path("/slow"), response: StubResponse.string("late").delayed(by: .seconds(30)))
+        server.stub(.path("/never")) { _ in
+            await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
+            return .string("never")
+        }
+        let configuration = server.sessionConfiguration
+        configuration.timeoutIntervalForRequest = 1
+        let session = URLSession(configuration: configuration)
+        let clock = ContinuousClock()
+        for path in ["/slow", "/never"] {
+            let start = clock.now
+            do {
+                _ = try await session.data(from: try #require(URL(string: Self.base + path)))
+                Issue.record("\(path) answered")
+            } catch let error as URLError {
+                #expect(error.code == .timedOut, "\(path): \(error)")
+            }
+            #expect(clock.now - start < Timing.bound(.seconds(1)), "\(path)")
+        }
+        var request = URLRequest(url: try #require(URL(string: Self.base + "/slow")), timeoutInterval: 0.5)
+        request.httpMethod = "GET"
+        let start = clock.now
+        await #expect(throws: URLError.self) { _ = try await session.data(for: request) }
+        #expect(clock.now - start < Timing.bound(.milliseconds(500)))
+    }
+
+    @Test("the journal keeps the last requests up to its capacity, large bodies as a digest, and can be cleared")
+    func boundedJournal() async throws {
+        let server = StubServer(journalCapacity: 100, journaledBodyLimit: 1_000)
+        server.stub(.any, response: .string("ok"))
+        let client = server.client()
+        for index in 0..<250 {
+            let body = index == 249 ? Data(count: 5_000) : Data("small \(index)".utf8)
+            _ = try await client.request(
+                TestEndpoint(
+                    baseURL: try #require(URL(string: Self.base)), path: "p\(index)", method: .post,
+                    requestType: .data(body)))
+        }
+        let journal = server.requests
+        #expect(journal.count <= 100 && journal.count >= 90)
+        #expect(journal.last?.url.lastPathComponent == "p249")
+        #expect(journal.last?.body.isEmpty == true && journal.last?.bodyLength == 5_000)
+        #expect(journal.last?.bodySHA256 == "7ca5bd879f393d9dd05b14f38add9c0fc6b67928f7f2d261b2e47a32ee8219e3")
+        #expect(journal.dropLast().last?.body == Data("small 248".utf8))
+        server.clearJournal()
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test("query matcher values of sensitive names are redacted in the unmatched report, its log and verification")
+    func reportsHideQuerySecrets() async throws {
+        let server = StubServer()
+        server.stub(.path("/x") && .query(["token": "Q-SECRET", "page": "2"]), response: .string("x"))
+        try await LogCapture.capture("dev.nal=debug,*=off") { sink in
+            await #expect(throws: (any Error).self) {
+                _ = try await server.client().request(
+                    TestEndpoint(baseURL: try #require(URL(string: Self.base)), path: "y"))
+            }
+            #expect(throws: StubServerError.self) { try server.verifyAllStubsUsed() }
+            do {
+                try server.verifyAllStubsUsed()
+            } catch {
+                #expect(!"\(error)".contains("Q-SECRET"))
+                #expect("\(error)".contains("token=<redacted>") && "\(error)".contains("page=2"))
+            }
+            #expect(sink.entries.allSatisfy { !$0.message.contains("Q-SECRET") })
+            #expect(sink.entries.contains { $0.message.contains("token=<redacted>") })
+        }
+    }
+
+    @Test(
+        "a stub with a status that is not HTTP's fails its request with a clear error instead of answering",
+        arguments: [0, -1, 99, 1000])
+    func invalidStatus(status: Int) async throws {
+        let server = StubServer()
+        server.stub(.any, response: StubResponse(status: status))
+        do {
+            _ = try await PlainClient(server).fetch(Self.base + "/x")
+            Issue.record("status \(status) was delivered")
+        } catch let error as URLError {
+            #expect(error.code == .badServerResponse)
+            #expect(error.localizedDescription.contains("\(status)"))
+        }
+        let transport = StubTransport<TestEndpoint>(.custom { _ in StubResponse(status: status) })
+        await #expect(throws: NALError.self) {
+            _ = try await Client<TestEndpoint>(transport: transport).request(TestEndpoint(validation: .none))
+        }
+    }
+
+    @Test("an exported journal loads back, redacted query values standing for any value")
+    func exportLoadsBack() async throws {
+        let server = StubServer()
+        server.stub(.path("/items"), response: .json(["ok": true]))
+        _ = try await server.client().request(
+            TestEndpoint(
+                baseURL: try #require(URL(string: Self.base)), path: "items",
+                requestType: .parameters(["token": "T-1", "page": 2], encoding: URLEncoding.queryString)))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("nal-export-\(UUID().uuidString).har")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try server.exportHAR().write(to: file)
+        #expect(!String(decoding: try Data(contentsOf: file), as: UTF8.self).contains("T-1"))
+        let replay = StubServer()
+        try replay.loadHAR(from: file)
+        let response = try await replay.client().request(
+            TestEndpoint(
+                baseURL: try #require(URL(string: Self.base)), path: "items",
+                requestType: .parameters(["token": "another", "page": 2], encoding: URLEncoding.queryString)))
+        #expect(try response.json() == ["ok": true])
+    }
+
+    @Test("redirects followed in the stub layer are exported with their 3xx status, not 0")
+    func exportedRedirects() async throws {
+        let server = StubServer()
+        server.stub(.path("/old"), response: .redirect(to: try #require(URL(string: Self.base + "/new"))))
+        server.stub(.path("/new"), response: .string("moved"))
+        _ = try await PlainClient(server).fetch(Self.base + "/old")
+        let exported = try JSONSerialization.jsonObject(with: server.exportHAR()) as? [String: Any]
+        let entries = (exported?["log"] as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+        let statuses = entries.compactMap { ($0["response"] as? [String: Any])?["status"] as? Int }
+        #expect(statuses == [302, 200])
+    }
+
+    @Test("the internal marker headers never show in Response.request")
+    func markersStayInside() async throws {
+        let server = StubServer()
+        server.stub(.any, response: .string("ok"))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("nal-up-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data("upload".utf8).write(to: file)
+        let response = try await server.client().request(
+            TestEndpoint(baseURL: try #require(URL(string: Self.base)), method: .post, requestType: .uploadFile(file)))
+        let names = (response.request.allHTTPHeaderFields ?? [:]).keys.map { $0.lowercased() }
+        #expect(!names.contains("x-nal-transport") && !names.contains("x-nal-upload-file"), "\(names)")
+    }
+
+    @Test(
+        "pass-through sends an uploaded file of over 64 MiB whole", .enabled(if: FaultServer.url != nil),
+        .enabled(if: TransferFiles.bigTransfersEnabled, TransferFiles.bigTransfersSkipReason))
+    func passThroughBigUpload() async throws {
+        let server = StubServer(unmatched: .passThrough)
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("big.bin")
+        try TransferFiles.writeFile(file, size: 70 << 20)
+        let response = try await server.client().request(
+            FaultServer.endpoint("sink", method: .put, requestType: .uploadFile(file)))
+        let sink = try response.decode(FaultServer.Sink.self)
+        let digest = try TransferFiles.sha256(of: file)
+        #expect(sink.bytes == 70 << 20 && sink.sha256 == digest)
+    }
+
+    @Test("a released server that was install()ed stops claiming requests: URLSession.shared reaches the network")
+    func installedServerReleased() async {
+        await #expect(processExitsWith: .success) {
+            guard let url = FaultServer.url else { exit(0) }
+            do {
+                let server = StubServer()
+                server.install()
+                server.stub(.any, response: .string("stubbed"))
+                let (data, _) = try await URLSession.shared.data(from: url.appendingPathComponent("fast"))
+                guard String(decoding: data, as: UTF8.self) == "stubbed" else { exit(1) }
+            } catch {
+                exit(2)
+            }
+            guard let (data, _) = try? await URLSession.shared.data(from: url.appendingPathComponent("fast")) else {
+                exit(3)
+            }
+            exit(String(decoding: data, as: UTF8.self) == "fast" ? 0 : 4)
+        }
+    }
+}
