@@ -7,6 +7,7 @@ these paths (query parameters in brackets):
   /echo                     the request as JSON: method, path, query, headers (in order), body (text and base64)
   /status/<code>            that status; [header=Name:Value, repeatable] [body=text]
   /redirect                 [status=302] [location=URL]: a redirect
+  /set-cookie               [name=flavor] [key=K]: sets the cookie name=cookie-K-77 (a value the request never held)
   /loop                     a 302 to itself, forever
   /delay                    [ms=1000]: waits, then a small 200
   /fast                     a small 200 at once
@@ -444,6 +445,10 @@ def handle(sock, request, connection=None):
             respond(sock, 200, b"authorized")
         else:
             respond(sock, 401, b"", headers=[("WWW-Authenticate", 'Bearer realm="nal"')])
+    elif path == "/set-cookie":
+        # A cookie whose value the client never sent: the test knows how it is made, the request does not hold it.
+        value = "cookie-%s-77" % request.arg("key", "k")
+        respond(sock, 200, b"set", headers=[("Set-Cookie", "%s=%s; Path=/" % (request.arg("name", "flavor"), value))])
     elif path == "/loop":
         respond(sock, 302, b"", headers=[("Location", request.target)])
     elif path == "/delay":

@@ -34,7 +34,7 @@ struct CLIProcessTests {
 
     /// Runs an executable and collects its output. The waiting happens on dispatch threads: blocking one of Swift's
     /// few cooperative threads on a child process would stall every other test in the process.
-    static func run(executable: String, _ arguments: [String]) async throws -> Result {
+    static func run(executable: String, _ arguments: [String], standardInput: Data? = nil) async throws -> Result {
         let process = Process()
         process.executableURL = try executableURL(executable)
         process.arguments = arguments
@@ -42,7 +42,15 @@ struct CLIProcessTests {
         let error = Pipe()
         process.standardOutput = output
         process.standardError = error
+        let input = Pipe()
+        if standardInput != nil { process.standardInput = input }
         try process.run()
+        if let standardInput {
+            DispatchQueue.global().async {
+                input.fileHandleForWriting.write(standardInput)
+                try? input.fileHandleForWriting.close()
+            }
+        }
         async let outputData = readToEnd(output)
         async let errorData = readToEnd(error)
         let (standardOutput, standardError) = await (outputData, errorData)
@@ -260,15 +268,18 @@ struct CLIProcessTests {
             "head-content-length", "event_stream", "corrupted_gzip_body",
         ]
         var written = 0
+        var skipped = 0
         for name in exports {
             let har = Self.fixtures.appendingPathComponent("har/\(name).har")
             let result = try await Self.run("stubs", "import-har", har.path, output.appendingPathComponent(name).path)
             #expect(result.status == 0, "\(name): \(result.standardError)")
             written += result.standardOutput.split(separator: "\n").filter { $0.hasPrefix("wrote ") }.count
+            skipped += result.standardOutput.split(separator: "\n").filter { $0.hasPrefix("skipped entry ") }.count
         }
-        #expect(written == 44)
+        // Chrome's export holds one request that failed in the browser (status 0): nothing to replay.
+        #expect(written == 43 && skipped == 1)
         let lint = try await Self.run("stubs", "lint", output.path)
-        #expect(lint.status == 0 && lint.standardOutput == "44 files checked, 0 problems\n")
+        #expect(lint.status == 0 && lint.standardOutput == "43 files checked, 0 problems\n")
         let match = try await Self.run(
             "stubs", "match", output.appendingPathComponent("chrome").path, "GET", "https://mitmproxy.org/")
         #expect(match.standardOutput.hasPrefix("answers 000-get-mitmproxy.org-index.tail"))

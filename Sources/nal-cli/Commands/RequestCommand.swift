@@ -29,11 +29,13 @@ enum RequestCommand: Command {
             "json", "k=v", "A field of a JSON body; k:=json for numbers, booleans,\narrays and objects. Repeatable."),
         .value("json-body", "file", "A JSON body read from a file."),
         .value("form", "k=v", "A field of a form body. Repeatable."),
-        .value("data", "@file|text", "A raw body: a file's contents (streamed), or the text."),
+        .value(
+            "data", "@file|@-|text",
+            "A raw body: a regular file's contents (streamed), standard\ninput (@-), or the text."),
         .value("multipart", "k=v|k=@file", "A multipart field, or a file part. Repeatable."),
         .value("bearer", "token", "Authorization: Bearer <token>."),
         .value("basic", "user:pass", "Authorization: Basic, from user:pass."),
-        .value("retry", "n", "Retry a failed idempotent request up to n times."),
+        .value("retry", "n", "Retry a failed idempotent request up to n times (0 to 100)."),
         .value("timeout", "seconds", "The idle timeout: fail when nothing moves for this long."),
         .value("max-time", "seconds", "The total timeout for the whole call."),
         .value("output", short: "o", "file", "Download the body to a file, with a progress bar on a\nterminal."),
@@ -64,7 +66,14 @@ enum RequestCommand: Command {
                     ? "missing \(arguments.positionals.isEmpty ? "<method> and <url>" : "<url>")"
                     : "unexpected argument '\(arguments.positionals[2])'")
         }
-        let target = try makeTarget(arguments)
+        let readsStandardInput = ["@-", "@/dev/stdin"].contains(arguments.value("data") ?? "")
+        var standardInput: URL?
+        if readsStandardInput {
+            standardInput =
+                arguments.has("curl") ? URL(fileURLWithPath: "/dev/stdin") : try await StandardInput.spool()
+        }
+        defer { StandardInput.removeSpooled() }
+        let target = try makeTarget(arguments, standardInput: standardInput)
         if arguments.has("curl") {
             do throws(NALError) {
                 terminal.out(try target.curlCommand(revealingSecrets: arguments.has("reveal")))
@@ -100,7 +109,9 @@ enum RequestCommand: Command {
 
     // MARK: Building
 
-    static func makeTarget(_ arguments: ParsedArguments) throws(UsageError) -> Target {
+    /// The endpoint the command line describes; `standardInput` is the spooled copy of standard input for
+    /// `--data @-`.
+    static func makeTarget(_ arguments: ParsedArguments, standardInput: URL? = nil) throws(UsageError) -> Target {
         let method = HTTPMethod(rawValue: arguments.positionals[0])
         guard let url = URL(string: arguments.positionals[1]), let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https", url.host != nil
@@ -122,12 +133,15 @@ enum RequestCommand: Command {
         }
         let query = try KeyValueArgument.parameters(arguments.all("query"), option: "--query")
         return Target(
-            baseURL: url, method: method, requestType: try requestType(arguments, query: query),
+            baseURL: url, method: method,
+            requestType: try requestType(arguments, query: query, standardInput: standardInput),
             headers: headers.isEmpty ? nil : headers, timeout: try seconds(arguments, "timeout"),
             totalTimeout: try seconds(arguments, "max-time"))
     }
 
-    private static func requestType(_ arguments: ParsedArguments, query: Parameters) throws(UsageError) -> RequestType {
+    private static func requestType(
+        _ arguments: ParsedArguments, query: Parameters, standardInput: URL?
+    ) throws(UsageError) -> RequestType {
         let bodies = ["json", "json-body", "form", "data", "multipart"].filter {
             !arguments.all($0).isEmpty
         }
@@ -161,7 +175,9 @@ enum RequestCommand: Command {
             let value = arguments.value("data") ?? ""
             guard value.hasPrefix("@") else { return .compositeData(Data(value.utf8), urlParameters: query) }
             guard query.isEmpty else { throw UsageError(message: "--data @file takes the query in the URL, not -q") }
-            return .uploadFile(URL(fileURLWithPath: String(value.dropFirst())))
+            let path = String(value.dropFirst())
+            if let standardInput, path == "-" || path == "/dev/stdin" { return .uploadFile(standardInput) }
+            return .uploadFile(URL(fileURLWithPath: path))
         case "multipart":
             var form = MultipartFormData()
             for field in arguments.all("multipart") {
@@ -199,8 +215,8 @@ enum RequestCommand: Command {
             middleware.append(LoggingMiddleware(options: [.headers, .timing]))
         }
         if let retries = arguments.value("retry") {
-            guard let count = Int(retries), count >= 0 else {
-                throw UsageError(message: "--retry takes a whole number, not '\(retries)'")
+            guard let count = Int(retries), (0...maximumRetries).contains(count) else {
+                throw UsageError(message: "--retry takes a whole number from 0 to \(maximumRetries), not '\(retries)'")
             }
             middleware.append(RetryMiddleware(maxAttempts: count + 1, baseDelay: .milliseconds(200)))
         }
@@ -219,6 +235,9 @@ enum RequestCommand: Command {
         }
         return (Client(middleware: middleware, transport: transport), stubs)
     }
+
+    /// The most retries `--retry` takes.
+    static let maximumRetries = 100
 
     // MARK: Output
 

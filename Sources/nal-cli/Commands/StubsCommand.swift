@@ -75,9 +75,12 @@ enum StubsCommand: Command {
 
     private static func importHAR(_ har: URL, _ directory: URL, _ terminal: Terminal) -> Int32 {
         do throws(FixtureError) {
-            let written = try FixtureTools.importHAR(har, to: directory)
+            let (written, skipped) = try FixtureTools.importHAR(har, to: directory)
             for file in written { terminal.out("wrote \(file.path)") }
-            terminal.out("\(written.count) .tail files from \(har.lastPathComponent)")
+            for entry in skipped { terminal.out("skipped \(entry)") }
+            terminal.out(
+                "\(written.count) .tail files from \(har.lastPathComponent)"
+                    + (skipped.isEmpty ? "" : ", \(skipped.count) failed entries skipped"))
             return ExitCode.success
         } catch {
             terminal.err("Error: \(error)")

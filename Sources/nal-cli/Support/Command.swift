@@ -78,10 +78,58 @@ enum KeyValueArgument {
         guard name.hasSuffix(":") else { return (name, .string(raw)) }
         var key = name
         key.removeLast()
-        guard !key.isEmpty, let value = try? JSONDecoder().decode(ParameterValue.self, from: Data(raw.utf8)) else {
-            throw UsageError(message: "'\(argument)' for \(option): the value after ':=' is not JSON")
+        guard !key.isEmpty else { throw UsageError(message: "'\(argument)' for \(option) has an empty key") }
+        do {
+            return (key, try JSONDecoder().decode(ParameterValue.self, from: Data(raw.utf8)))
+        } catch {
+            throw UsageError(message: "the value of '\(key)' for \(option) (after ':=') \(Self.reason(error, raw))")
         }
-        return (key, value)
+    }
+
+    /// The deepest nesting of arrays and objects in JSON text, strings skipped.
+    static func nestingDepth(of text: String) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for byte in text.utf8 {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
+    }
+
+    /// Why a `:=` value could not be read, in words: nesting too deep is not the same mistake as a typo.
+    static func reason(_ error: any Error, _ text: String) -> String {
+        let depth = nestingDepth(of: text)
+        if depth > 500 {
+            return "is nested \(depth) levels deep; JSON decoders accept at most 512"
+        }
+        let context: DecodingError.Context? =
+            switch error as? DecodingError {
+            case .dataCorrupted(let context)?: context
+            case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?: context
+            default: nil
+            }
+        let detail = [context?.debugDescription, (context?.underlyingError as? NSError)?.localizedDescription]
+            .compactMap { $0 }.joined(separator: ": ")
+        return "is not valid JSON" + (detail.isEmpty ? "" : " (\(detail))")
     }
 
     static func parameters(_ arguments: [String], option: String) throws(UsageError) -> Parameters {

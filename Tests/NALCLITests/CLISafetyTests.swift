@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+/// `nal-cli` given hostile or unusual arguments, as a process.
+@Suite("nal-cli under hostile arguments")
+struct CLISafetyTests {
+    @Test("--retry takes 0 to 100: a huge or negative count is a usage error (64), never an overflow")
+    func retryBounds() async throws {
+        for count in ["9223372036854775807", "101", "-1", "1e3"] {
+            let result = try await CLIProcessTests.run("request", "GET", "http://127.0.0.1:9/", "--retry", count)
+            #expect(result.status == 64, "--retry \(count): \(result.standardError)")
+            #expect(result.standardError.contains("--retry takes a whole number from 0 to 100"))
+        }
+    }
+
+    @Test("an invalid request exits 64, as a usage error")
+    func invalidRequestExitCode() async throws {
+        let result = try await CLIProcessTests.run("request", "GET", "http://127.0.0.1:9/", "-H", "X-Bad: a\u{7}b")
+        #expect(result.status == 64, "\(result.standardError)")
+    }
+
+    @Test("--curl redacts a password in an untyped --data body, as it does a form")
+    func curlRedactsUntypedData() async throws {
+        let result = try await CLIProcessTests.run(
+            "request", "POST", "https://api.example.com/login", "--data", "user=ada&password=D1", "--curl")
+        #expect(result.status == 0)
+        #expect(!result.standardOutput.contains("D1") && result.standardOutput.contains("password=<redacted>"))
+    }
+
+    @Test("encode names what is wrong with a := value: too deep is not the same mistake as a typo")
+    func encodeMessages() async throws {
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        let result = try await CLIProcessTests.run("encode", "a:=\(deep)")
+        #expect(result.status == 64 && result.standardError.contains("nested 600 levels deep"))
+        let typo = try await CLIProcessTests.run("encode", "a:=[1,")
+        #expect(typo.status == 64 && typo.standardError.contains("is not valid JSON"))
+    }
+
+    @Test(
+        "--data @- and @/dev/stdin send standard input, streamed, with its length",
+        .enabled(if: CLIProcessTests.faultServer != nil))
+    func standardInput() async throws {
+        let fault = try #require(CLIProcessTests.faultServer)
+        let body = Data((0..<300_000).map { UInt8($0 % 253) })
+        for source in ["@-", "@/dev/stdin"] {
+            let result = try await CLIProcessTests.run(
+                executable: "nal-cli", ["request", "PUT", "\(fault)/sink", "--data", source, "--max-time", "20"],
+                standardInput: body)
+            #expect(result.status == 0, "\(source): \(result.standardError)")
+            let sink = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+            #expect(sink?["bytes"] as? Int == body.count, "\(source)")
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
+            .filter { $0.hasPrefix("nal-stdin-") }
+        #expect(leftovers.isEmpty, "spooled copies are removed")
+    }
+
+    @Test("--data @file of a FIFO or device is refused at once with a file error, not read forever")
+    func specialDataFiles() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nal-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("pipe").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for file in [fifo, "/dev/zero"] {
+            let result = try await CLIProcessTests.run(
+                "request", "POST", "http://127.0.0.1:9/", "--data", "@\(file)", "--max-time", "5")
+            #expect(result.status == 1, "\(file): \(result.standardError)")
+            #expect(result.standardError.contains("is not a regular file"), "\(file)")
+        }
+    }
+
+    @Test("import-har refuses a HAR whose method would forge .tail lines; skipped failed entries are listed")
+    func importHARValidation() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nal-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let forged = directory.appendingPathComponent("forged.har")
+        try Data(
+            #"{"log":{"entries":[{"request":{"method":"GET\n.*\n200\n\nforged","url":"https://a.example.com/x"},"response":{"status":200,"content":{"text":"{{ nope }}"}}}]}}"#
+                .utf8
+        ).write(to: forged)
+        let refused = try await CLIProcessTests.run(
+            "stubs", "import-har", forged.path, directory.appendingPathComponent("out").path)
+        #expect(refused.status == 1 && refused.standardError.contains("request.method"))
+
+        let templated = directory.appendingPathComponent("templated.har")
+        try Data(
+            #"{"log":{"entries":[{"request":{"method":"GET","url":"https://a.example.com/page"},"response":{"status":200,"headers":[{"name":"Content-Type","value":"text/html"}],"content":{"text":"<p>{{ name }}</p>"}}},{"request":{"method":"GET","url":"https://a.example.com/gone"},"response":{"status":0}}]}}"#
+                .utf8
+        ).write(to: templated)
+        let output = directory.appendingPathComponent("tails")
+        let imported = try await CLIProcessTests.run("stubs", "import-har", templated.path, output.path)
+        #expect(imported.status == 0, "\(imported.standardError)")
+        #expect(imported.standardOutput.contains("skipped entry 1 (GET https://a.example.com/gone): status 0"))
+        let lint = try await CLIProcessTests.run("stubs", "lint", output.path)
+        #expect(lint.status == 0, "a body with {{ must load back: \(lint.standardOutput)")
+        let match = try await CLIProcessTests.run("stubs", "match", output.path, "GET", "https://a.example.com/page")
+        #expect(match.status == 0)
+    }
+}
