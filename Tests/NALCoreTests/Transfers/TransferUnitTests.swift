@@ -37,6 +37,13 @@ struct MultipartTests {
             text.components(separatedBy: "\r\n").filter { $0.hasPrefix("Content-Type:") } == [
                 "Content-Type: text/plain"
             ])
+        // A MIME type cannot add a header line either.
+        var typed = MultipartFormData()
+        typed.append(Data("x".utf8), name: "f", fileName: "f.txt", mimeType: "text/plain\r\nX-Injected: 1")
+        let typedText = String(
+            decoding: try MultipartEncoder(parts: typed.parts, boundary: "B").encodedData(), as: UTF8.self)
+        #expect(!typedText.contains("\r\nX-Injected"))
+        #expect(typedText.contains("Content-Type: text/plain%0D%0AX-Injected: 1\r\n"))
         // Non-ASCII names travel as UTF-8, as browsers send them.
         #expect(MultipartEncoder.escaped("résumé.pdf") == "résumé.pdf")
     }
