@@ -37,7 +37,8 @@ struct FixtureSafetyTests {
                 else { exit(2) }
                 let recorder = RecordingTransport(cassette: cassette, mode: .replayOnly, wrapping: OfflineTransport())
                 let client = Client<TestEndpoint>(transport: recorder)
-                _ = try? await client.request(TestEndpoint(path: "x", validation: .none))
+                let base = URL(string: "https://api.example.com") ?? URL(fileURLWithPath: "/")
+                _ = try? await client.request(TestEndpoint(baseURL: base, path: "x", validation: .none))
                 _ = try? StubServer().loadHAR(from: cassette)
             }
             exit(0)

@@ -33,7 +33,8 @@ struct RecordingSafetyTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let cassette = directory.appendingPathComponent("books.har")
         let body = Data(
-            #"{"author":"ada lovelace","authority":"royal society","count":1234,"id":51234,"pin":"1234"}"#.utf8)
+            #"{"author":"ada lovelace","authority":"royal society","count":1234,"id":51234,"pin":"1234","ref":"A51234"}"#
+                .utf8)
         let recorder = RecordingTransport(cassette: cassette, mode: .recordAll, wrapping: FixedTransport(body: body))
         let endpoint = TestEndpoint(
             path: "books", method: .post,
@@ -46,6 +47,7 @@ struct RecordingSafetyTests {
         #expect(json?["authority"] as? String == "royal society")
         #expect(json?["count"] as? Int == 1234 && json?["id"] as? Int == 51234, "numbers are never touched")
         #expect(json?["pin"] as? String == "<redacted>", "the secret the request sent is removed where echoed")
+        #expect(json?["ref"] as? String == "A51234", "a longer word that contains the secret is not it")
     }
 
     @Test("appending costs the same whatever the cassette's size: what was written is never rewritten")
@@ -58,10 +60,13 @@ struct RecordingSafetyTests {
         let client = Client<TestEndpoint>(transport: recorder)
         for index in 0..<20 { _ = try await client.request(TestEndpoint(path: "item/\(index)")) }
         let before = try Data(contentsOf: cassette)
+        let inode = try FileManager.default.attributesOfItem(atPath: cassette.path)[.systemFileNumber] as? NSNumber
         let trailer = Data("\n    ]\n  }\n}\n".utf8)
         #expect(before.suffix(trailer.count) == trailer)
         _ = try await client.request(TestEndpoint(path: "item/last"))
         let after = try Data(contentsOf: cassette)
+        let inodeAfter = try FileManager.default.attributesOfItem(atPath: cassette.path)[.systemFileNumber] as? NSNumber
+        #expect(inode != nil && inode == inodeAfter, "written in place, not rewritten and renamed")
         #expect(after.prefix(before.count - trailer.count) == before.prefix(before.count - trailer.count))
         try HARExportTests.validate(after)
         #expect(String(decoding: recorder.exportHAR(), as: UTF8.self).contains("item/last"))

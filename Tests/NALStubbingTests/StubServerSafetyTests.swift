@@ -87,10 +87,13 @@ struct StubServerSafetyTests {
             }
             #expect(clock.now - start < Timing.bound(.seconds(1)), "\(path)")
         }
+        // A request's own timeout wins over the configuration's 30 s.
+        let patient = server.sessionConfiguration
+        patient.timeoutIntervalForRequest = 30
         var request = URLRequest(url: try #require(URL(string: Self.base + "/slow")), timeoutInterval: 0.5)
         request.httpMethod = "GET"
         let start = clock.now
-        await #expect(throws: URLError.self) { _ = try await session.data(for: request) }
+        await #expect(throws: URLError.self) { _ = try await URLSession(configuration: patient).data(for: request) }
         #expect(clock.now - start < Timing.bound(.milliseconds(500)))
     }
 

@@ -174,8 +174,9 @@ struct StubServerTests {
             Issue.record("an exhausted sequence answered")
         } catch let error as URLError {
             #expect(
-                error.localizedDescription.contains("path /flaky (a sequence of 3): path /flaky matched; "
-                    + "all 3 responses of its sequence were served"), "\(error.localizedDescription)")
+                error.localizedDescription.contains(
+                    "path /flaky (a sequence of 3): path /flaky matched; "
+                        + "all 3 responses of its sequence were served"), "\(error.localizedDescription)")
         }
 
         server.stub(.path("/echo")) { request in
@@ -380,7 +381,9 @@ struct StubServerTests {
     /// Runs only in the child process that `installReachesSharedSessionInAFreshProcess` starts.
     @Test(
         "child: install() before first use stubs URLSession.shared",
-        .enabled(if: ProcessInfo.processInfo.environment["NAL_FRESH_PROCESS"] == "shared-session"))
+        .enabled(
+            if: ProcessInfo.processInfo.environment["NAL_FRESH_PROCESS"] == "shared-session",
+            "runs only in the child process that installReachesSharedSessionInAFreshProcess starts"))
     func sharedSessionChild() async throws {
         StubServer.shared.install()
         StubServer.shared.stub(.host("fresh.test"), response: .string("stubbed shared"))

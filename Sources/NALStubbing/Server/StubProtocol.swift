@@ -87,8 +87,11 @@ final class ProtocolOutput: @unchecked Sendable {
     private var receivedResponse = false
     private var finishedNormally = false
 
-    init(protocol: URLProtocol) {
+    /// An output for `protocol`; `queue` stands in for the session's work queue (tests), which is otherwise found
+    /// on the protocol's task.
+    init(protocol: URLProtocol, queue: DispatchQueue? = nil) {
         urlProtocol = `protocol`
+        if let queue { workQueue = .some(queue) }
     }
 
     /// Runs `body`, the synchronous part of serving, with this thread's calls going to the client directly.

@@ -86,6 +86,21 @@ struct CallLimitsTests {
         }
     }
 
+    @Test("a willSend hook that throws CancellationError ends the call with .cancelled, not hookFailed")
+    func hookThrowsCancellation() async throws {
+        let client = Client<TestEndpoint>(
+            transport: MemoryTransport(), willSend: { _, _ in throw CancellationError() })
+        do {
+            _ = try await client.request(TestEndpoint())
+            Issue.record("the call passed")
+        } catch {
+            guard case .cancelled = error else {
+                Issue.record("expected .cancelled, got \(error)")
+                return
+            }
+        }
+    }
+
     @Test("a willSend hook interrupted by cancellation ends with .cancelled, as Cancellable promises")
     func hookCancellation() async throws {
         let client = Client<TestEndpoint>(

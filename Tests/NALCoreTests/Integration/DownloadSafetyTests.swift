@@ -140,9 +140,9 @@ struct DownloadSafetyTests {
 
     @Test(
         "a kept partial file replaced by a link, a hard link or another user's file is not resumed into",
-        arguments: ["symlink", "hardlink", "foreign"])
+        arguments: ["symlink", "hardlink", "foreign", "swapped", "foreign record"])
     func replacedPartial(kind: String) async throws {
-        if kind == "foreign" && geteuid() != 0 { return }
+        if kind.hasPrefix("foreign") && geteuid() != 0 { return }
         let directory = try TransferFiles.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let size = 3_000_000
@@ -158,6 +158,17 @@ struct DownloadSafetyTests {
             try FileManager.default.createSymbolicLink(at: partial, withDestinationURL: victim)
         case "hardlink":
             try FileManager.default.linkItem(at: partial, to: directory.appendingPathComponent("second-name"))
+        case "swapped":
+            // Another regular file of the same size under the same name: not the file NAL wrote.
+            let size = try Data(contentsOf: partial).count
+            try FileManager.default.removeItem(at: partial)
+            try Data(count: size).write(to: partial)
+        case "foreign record":
+            let record = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: directory.path).first {
+                    $0.hasPrefix(".nal-resume-")
+                })
+            #expect(chown(directory.appendingPathComponent(record).path, 65_534, 65_534) == 0)
         default:
             #expect(chown(partial.path, 65_534, 65_534) == 0)
         }

@@ -40,6 +40,9 @@ struct UploadSafetyTests {
         #expect(sink?.bytes == size && sink?.sha256 == digest)
         let smuggled = try await FaultServer.journalEntries().filter { $0.target.contains("smuggled") }
         #expect(smuggled.isEmpty, "the extra bytes became a second request")
+        let upload = try #require(try await FaultServer.journalEntries().last { $0.target.hasPrefix("/sink") })
+        #expect(upload.header("Content-Length") == String(size))
+        #expect(upload.header("Transfer-Encoding") == nil, "one framing header, not two")
     }
 
     @Test("a file that shrinks during its upload fails at once with a file error, not at the idle timeout")

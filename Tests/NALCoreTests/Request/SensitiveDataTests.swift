@@ -157,6 +157,8 @@ struct SensitiveWordsTests {
         #expect(list.displayValue("Bearer abc", forHeader: "Authorization") == "Bearer <redacted>")
         #expect(list.displayValue("Basic Zm9v", forHeader: "proxy-authorization") == "Basic <redacted>")
         #expect(list.displayValue("S1 trailing", forHeader: "X-Auth-Token") == "<redacted>")
+        #expect(
+            list.displayValue("Bearer abc", forHeader: "X-Api-Key") == "<redacted>", "a scheme only where it is one")
         #expect(list.displayValue("S1 trailing", forHeader: "Authorization") == "<redacted>", "not a known scheme")
         #expect(list.displayValue("sid=1; theme=dark", forHeader: "Cookie") == "<redacted>")
     }

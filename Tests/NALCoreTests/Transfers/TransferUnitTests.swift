@@ -263,6 +263,37 @@ struct DownloadMoveTests {
         #expect(try Data(contentsOf: destination) == Data("body".utf8), "the file already there is kept")
     }
 
+    @Test("a new partial or temporary file is created exclusively: an existing file or a link there is refused")
+    func exclusiveCreation() throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let victim = directory.appendingPathComponent("victim")
+        try Data("keep".utf8).write(to: victim)
+        let link = directory.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: victim)
+        for path in [victim, link] {
+            #expect(throws: NALError.self) { _ = try FileWriter(url: path, role: .temporaryFile, mode: .createNew) }
+        }
+        #expect(try Data(contentsOf: victim) == Data("keep".utf8))
+        let fresh = directory.appendingPathComponent("fresh")
+        let writer = try FileWriter(url: fresh, role: .temporaryFile, mode: .createNew)
+        try writer.close()
+        let mode = try FileManager.default.attributesOfItem(atPath: fresh.path)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600, "readable by its owner only until published")
+    }
+
+    @Test("a 303 turns every method but HEAD into GET; HEAD stays HEAD")
+    func seeOtherKeepsHead() throws {
+        let url = try #require(URL(string: "https://h.example.com/a"))
+        for (method, expected) in [("POST", "GET"), ("PUT", "GET"), ("HEAD", "HEAD")] {
+            var request = URLRequest(url: url)
+            request.httpMethod = method
+            let response = try #require(
+                HTTPURLResponse(url: url, statusCode: 303, httpVersion: nil, headerFields: ["Location": "/b"]))
+            #expect(RedirectPolicy.followUp(to: request, after: response)?.httpMethod == expected, "\(method)")
+        }
+    }
+
     @Test("a name of 200 CJK characters is cut to the bytes a file system allows, on a character boundary")
     func longNames() throws {
         let name = String(repeating: "名", count: 200)

@@ -1,0 +1,68 @@
+# The servers of the integration tests, shared by scripts/test.sh and scripts/mutation-test.sh:
+# `source scripts/lib/servers.sh`, then call start_httpbin and start_fault_server (each exports its URL), and
+# stop_servers when done.
+
+# httpbin and gunicorn come from PyPI into a virtualenv under the build folder, pinned to versions known to work.
+HTTPBIN_VENV=.build/httpbin-venv
+HTTPBIN_REQUIREMENTS=("httpbin==0.10.4" "gunicorn==27.0.1")
+HTTPBIN_PID=""
+FAULT_PID=""
+
+stop_servers() {
+    for pid in "$HTTPBIN_PID" "$FAULT_PID"; do
+        if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
+            kill "$pid" 2>/dev/null || true
+            wait "$pid" 2>/dev/null || true
+        fi
+    done
+}
+
+# The fault server is standard-library Python: it needs no install. It prints `port <n>` once it listens.
+start_fault_server() {
+    mkdir -p .build
+    python3 scripts/fault_server.py > .build/fault-server.log 2>&1 &
+    FAULT_PID=$!
+    for _ in $(seq 1 50); do
+        local port
+        port=$(sed -n 's/^port \([0-9]*\)$/\1/p' .build/fault-server.log)
+        if [[ -n "$port" ]]; then
+            export NAL_FAULT_URL="http://127.0.0.1:$port"
+            echo "== fault server on $NAL_FAULT_URL (pid $FAULT_PID)"
+            return 0
+        fi
+        kill -0 "$FAULT_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "the fault server did not start; its log:" >&2
+    cat .build/fault-server.log >&2 || true
+    return 1
+}
+
+start_httpbin() {
+    mkdir -p .build
+    if ! "$HTTPBIN_VENV/bin/python" -c "import httpbin, gunicorn" 2>/dev/null; then
+        echo "== installing ${HTTPBIN_REQUIREMENTS[*]} into $HTTPBIN_VENV"
+        python3 -m venv "$HTTPBIN_VENV" || return 1
+        "$HTTPBIN_VENV/bin/pip" install --quiet --disable-pip-version-check "${HTTPBIN_REQUIREMENTS[@]}" || return 1
+    fi
+    local port
+    port=$("$HTTPBIN_VENV/bin/python" -c \
+        'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()') || return 1
+    # gthread workers: /delay and /drip hold a thread, and 100 concurrent requests must not queue behind them.
+    "$HTTPBIN_VENV/bin/gunicorn" --bind "127.0.0.1:$port" --workers 2 --worker-class gthread --threads 32 \
+        --control-socket ".build/httpbin-$port.ctl" --log-level warning httpbin:app > .build/httpbin.log 2>&1 &
+    HTTPBIN_PID=$!
+    for _ in $(seq 1 100); do
+        if "$HTTPBIN_VENV/bin/python" -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/get', timeout=1)" 2>/dev/null; then
+            export NAL_HTTPBIN_URL="http://127.0.0.1:$port"
+            echo "== httpbin on $NAL_HTTPBIN_URL (pid $HTTPBIN_PID)"
+            return 0
+        fi
+        kill -0 "$HTTPBIN_PID" 2>/dev/null || break
+        sleep 0.2
+    done
+    echo "httpbin did not start; its log:" >&2
+    cat .build/httpbin.log >&2 || true
+    return 1
+}
+

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Mutation testing: breaks NAL on purpose, one line at a time, and checks that a test notices.
+#
+#   scripts/mutation-test.sh            every mutation in scripts/mutations.tsv
+#   scripts/mutation-test.sh PATTERN    only those whose line in the list matches PATTERN (grep -E)
+#
+# Each line of scripts/mutations.tsv is: file, the exact text to break (found once in the file; `\n` joins lines),
+# its replacement, the test filter that must catch it, and what the bug would do; separated by tabs. The script
+# copies the repository to a scratch folder (NAL_MUTATION_DIR, /tmp/nal-mutation by default), applies one mutation
+# there, builds incrementally, runs the filtered tests against a local httpbin and fault server, and restores the
+# file. A mutation is caught when the build fails or a test fails or hangs (NAL_MUTATION_TIMEOUT seconds, 180 by
+# default). It prints a table and exits 1 when any mutation survived, 2 when the list is wrong (a text not found
+# exactly once).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+REPO=$(pwd)
+LIST=scripts/mutations.tsv
+SCRATCH=${NAL_MUTATION_DIR:-/tmp/nal-mutation}
+TIMEOUT=${NAL_MUTATION_TIMEOUT:-180}
+PATTERN=${1:-}
+
+source scripts/lib/servers.sh
+trap stop_servers EXIT
+[[ -n "${NAL_HTTPBIN_URL:-}" ]] || start_httpbin || { echo "Error: httpbin did not start" >&2; exit 1; }
+[[ -n "${NAL_FAULT_URL:-}" ]] || start_fault_server || { echo "Error: the fault server did not start" >&2; exit 1; }
+
+echo "== scratch copy in $SCRATCH"
+mkdir -p "$SCRATCH"
+# The tracked files and the working tree's changes; the scratch copy keeps its own build folder between runs.
+find "$SCRATCH" -mindepth 1 -maxdepth 1 ! -name .build -exec rm -rf {} +
+git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$SCRATCH"
+cd "$SCRATCH" || exit 1
+swift build --build-tests > build.log 2>&1 || { echo "Error: the unmutated copy does not build; see $SCRATCH/build.log" >&2; exit 1; }
+
+python3 "$REPO/scripts/lib/mutate.py" "$REPO/$LIST" "$SCRATCH" "$TIMEOUT" "$PATTERN"
+status=$?
+stop_servers
+exit $status
