@@ -19,9 +19,13 @@ let package = Package(
     ],
     targets: [
         .target(name: "NALLogging", swiftSettings: strictSettings),
-        .target(name: "NALCore", dependencies: ["NALLogging"], swiftSettings: strictSettings),
+        // Text and byte helpers with no NAL types (HTTP tokens, header lookup, form fields, SHA-256), shared by the
+        // modules; not a product, so no user imports it.
+        .target(name: "NALSupport", swiftSettings: strictSettings),
+        .target(name: "NALCore", dependencies: ["NALLogging", "NALSupport"], swiftSettings: strictSettings),
         .target(name: "NALMiddleware", dependencies: ["NALCore", "NALLogging"], swiftSettings: strictSettings),
-        .target(name: "NALStubbing", dependencies: ["NALCore", "NALLogging"], swiftSettings: strictSettings),
+        .target(
+            name: "NALStubbing", dependencies: ["NALCore", "NALLogging", "NALSupport"], swiftSettings: strictSettings),
         .executableTarget(
             name: "nal-cli", dependencies: ["NALCore", "NALLogging", "NALMiddleware", "NALStubbing"],
             swiftSettings: strictSettings),

@@ -21,7 +21,7 @@ these paths (query parameters in brackets):
   /flaky                    [key=K] [failures=2] [status=503] [retry_after=S]: the first `failures` requests with this
                             key get `status` (with Retry-After if given), later ones 200 "ok after N"
   /protected                [token=T]: 401 with WWW-Authenticate unless Authorization is "Bearer T", else 200
-  /sink                     reads the body as it streams (any size, Content-Length or chunked) and answers JSON
+  /sink                     [pace_ms=M]: reads the body as it streams, M ms per MiB (any size, Content-Length or chunked) and answers JSON
                             {"bytes": n, "sha256": hex}; [multipart=1]: parses multipart/form-data on the fly and
                             answers {"parts": [{"name", "filename", "contentType", "bytes", "sha256"}]}
   /source/<N>               N deterministic bytes with an ETag, honouring Range and If-Range; [etag=v1] names the
@@ -29,7 +29,8 @@ these paths (query parameters in brackets):
                             [key=K] [cut=F]: the first full request with this key closes the connection after the
                             fraction F of the body; [changed=v2]: after that cut the content is v2 (a changed file);
                             [digest=1]: answer {"sha256": hex, "etag": ...} of the content instead;
-                            [pace_ms=M]: pause M ms after each MiB sent; [bad_range=1]: a 206 whose Content-Range
+                            [pace_ms=M]: pause M ms after each MiB sent; [key=K] [hold_ms=M]: the first request
+                            for K pauses M ms after its first MiB; [bad_range=1]: a 206 whose Content-Range
                             starts one byte later than asked; [disposition=name]:
                             a Content-Disposition with that file name
   /_journal                 GET: the requests parsed so far as JSON; DELETE: forget them
@@ -304,16 +305,33 @@ def serve_source(sock, request, total):
             SOURCE_CUTS[key] = True
     sock.sendall(head(status, headers))
     pause = request.int_arg("pace_ms", 0) / 1000
+    # [hold_ms=M] with a key: the first request for the key waits M ms after its first MiB, once; later ones do not.
+    hold = request.int_arg("hold_ms", 0) / 1000
+    if hold and key:
+        with SOURCE_LOCK:
+            if ("hold", key) in SOURCE_CUTS:
+                hold = 0
+            SOURCE_CUTS[("hold", key)] = True
     for piece in source_pieces(etag_name, start, stop):
         sock.sendall(piece)
         if pause:
             time.sleep(pause * len(piece) / (1 << 20))
+        if hold:
+            time.sleep(hold)
+            hold = 0
     return stop == end
 
 
 def sink(sock, connection, request):
     """The /sink endpoint: counts and hashes the body as it streams, or each part of a multipart body."""
     pieces = connection.body_pieces(request)
+    pace = request.int_arg("pace_ms", 0) / 1000
+    if pace:
+        def paced(source):
+            for piece in source:
+                time.sleep(pace * len(piece) / (1 << 20))
+                yield piece
+        pieces = paced(pieces)
     if request.arg("multipart") != "1":
         digest, count = hashlib.sha256(), 0
         for piece in pieces:

@@ -249,7 +249,7 @@ struct StubServerTests {
         let endpoint = TestEndpoint(baseURL: try #require(URL(string: "\(Self.base)/v1")), path: "old")
         #expect(try await server.client().request(endpoint).string() == "arrived")
         #expect(server.requests.map(\.url.path) == ["/v1/old", "/v1/new"])
-        #expect(server.requests.allSatisfy { $0.header(StubbingMarker.header) == nil }, "the marker never shows")
+        #expect(server.requests.allSatisfy { $0.header("X-NAL-Transport") == nil }, "the marker never shows")
         let unfollowed = try await server.client(redirectPolicy: .doNotFollow).request(
             TestEndpoint(baseURL: endpoint.baseURL, path: "old", validation: .none))
         #expect(unfollowed.statusCode == 302)

@@ -1,4 +1,5 @@
 public import Foundation
+import NALSupport
 
 #if canImport(FoundationNetworking)
     public import FoundationNetworking

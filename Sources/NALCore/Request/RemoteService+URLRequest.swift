@@ -1,4 +1,5 @@
 import NALLogging
+import NALSupport
 
 #if canImport(FoundationNetworking)
     import Foundation

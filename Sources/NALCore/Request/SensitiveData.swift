@@ -1,5 +1,6 @@
 import Foundation
 import NALLogging
+import NALSupport
 
 /// The one list of what NAL treats as a secret: which header names, query keys and body fields carry credentials.
 ///

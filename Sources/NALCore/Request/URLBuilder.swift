@@ -1,4 +1,5 @@
 import Foundation
+import NALSupport
 
 /// Builds a URL string byte by byte in one buffer and parses it once at the end.
 struct URLBuilder {

@@ -1,3 +1,5 @@
+import NALSupport
+
 #if canImport(FoundationNetworking)
     import Foundation
     public import FoundationNetworking

@@ -1,3 +1,11 @@
+import NALSupport
+
+#if canImport(FoundationNetworking)
+    package import FoundationNetworking
+#else
+    package import Foundation
+#endif
+
 /// Header fields with case-insensitive lookup (RFC 9110 §5.1).
 ///
 /// A `Response` holds its headers in name order: Foundation hands them over as a dictionary, so the order the
@@ -31,5 +39,26 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
             headers.fields.map { ($0.name.lowercased(), $0.value) }.sorted { $0 < $1 }
         }
         return normalized(lhs).elementsEqual(normalized(rhs)) { $0 == $1 }
+    }
+}
+
+extension HTTPHeaders {
+    /// The fields by name, a repeated name's values joined with `, ` as RFC 9110 §5.3 combines them: the one
+    /// conversion to a dictionary that logs, recordings and stubs share.
+    package var dictionary: [String: String] {
+        var result: [String: String] = [:]
+        for (name, value) in fields {
+            let key = result.headerKey(name) ?? name
+            result[key] = result[key].map { "\($0), \(value)" } ?? value
+        }
+        return result
+    }
+
+    /// The header fields of `response`.
+    package init(_ response: HTTPURLResponse) {
+        self.init(
+            response.allHeaderFields
+                .map { (name: $0.key as? String ?? "\($0.key)", value: $0.value as? String ?? "\($0.value)") }
+                .sorted { $0.name < $1.name })
     }
 }

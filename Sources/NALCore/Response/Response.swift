@@ -63,9 +63,6 @@ private final class HeaderCache: Sendable {
 
     func headers(of response: HTTPURLResponse) -> HTTPHeaders {
         if let existing = built.load() { return existing.headers }
-        let fields = response.allHeaderFields
-            .map { (name: $0.key as? String ?? "\($0.key)", value: $0.value as? String ?? "\($0.value)") }
-            .sorted { $0.name < $1.name }
-        return built.storeIfNil(Built(HTTPHeaders(fields))).headers
+        return built.storeIfNil(Built(HTTPHeaders(response))).headers
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NALSupport
 
 #if canImport(Glibc)
     import Glibc

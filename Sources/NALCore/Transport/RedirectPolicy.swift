@@ -1,3 +1,5 @@
+import NALSupport
+
 #if canImport(FoundationNetworking)
     package import Foundation
     public import FoundationNetworking

@@ -1,10 +1,10 @@
 import Synchronization
 
 #if canImport(FoundationNetworking)
-    package import Foundation
+    import Foundation
     import FoundationNetworking
 #else
-    package import Foundation
+    import Foundation
 #endif
 
 /// The delegate queue of `URLSessionTransport`'s session: every delegate callback runs in order on one serial
@@ -22,7 +22,7 @@ import Synchronization
 ///   The wait is capped (`maximumWait`), and no delegate callback of NAL's blocks on the work queue, so this cannot
 ///   deadlock. A producer running in a Swift task (a URLProtocol such as NAL's stub server) is never blocked: that
 ///   would starve the cooperative thread pool. It waits with `awaitCapacity()` instead.
-package final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
+final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
     // @unchecked: the state is an immutable serial dispatch queue and an atomic counter, both thread-safe.
     private let queue = DispatchQueue(label: "dev.nal.transport.delegate")
     private let waiting = Atomic<Int>(0)
@@ -39,7 +39,7 @@ package final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
         maxConcurrentOperationCount = 1
     }
 
-    override package func addOperation(_ block: @escaping @Sendable () -> Void) {
+    override func addOperation(_ block: @escaping @Sendable () -> Void) {
         if waiting.load(ordering: .relaxed) >= Self.highWater, withUnsafeCurrentTask(body: { $0 == nil }) {
             holdBack()
         }
@@ -54,7 +54,7 @@ package final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
 
     /// Waits, without blocking a thread, while the transports' delegate queues hold more than `highWater` callbacks
     /// between them (at most `maximumWait`): the backpressure for producers that run in Swift tasks.
-    package static func awaitCapacity() async {
+    static func awaitCapacity() async {
         guard waitingEverywhere.load(ordering: .relaxed) >= highWater else { return }
         let clock = ContinuousClock()
         let giveUp = clock.now + maximumWait

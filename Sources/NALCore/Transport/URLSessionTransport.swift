@@ -1,4 +1,5 @@
 import NALLogging
+import NALSupport
 
 #if canImport(FoundationNetworking)
     import Foundation
@@ -32,15 +33,15 @@ public final class URLSessionTransport: Transport {
     /// URLRequest's own default, which means "not set": the configuration's idle timeout applies instead.
     private static let defaultRequestTimeout: TimeInterval = 60
 
-    private let session: URLSession
-    private let tasks: SessionTasks
-    private let redirectPolicy: RedirectPolicy
+    let session: URLSession
+    let tasks: SessionDelegate
+    let redirectPolicy: RedirectPolicy
     /// The configuration's `httpAdditionalHeaders`, sent by NAL on each request instead of by URLSession.
     private let additionalHeaders: [(name: String, value: String)]
     /// The configuration's `timeoutIntervalForRequest`.
     private let sessionIdleTimeout: TimeInterval
     /// Whether the session answers from NAL's stub server, which must know it is talking to this transport.
-    private let marksRequestsForStubs: Bool
+    let marksRequestsForStubs: Bool
     /// The most bytes of body kept in memory; more ends the call with `NALError.responseTooLarge`. Downloads to a
     /// file are not limited by it.
     public let maximumResponseSize: Int
@@ -66,10 +67,10 @@ public final class URLSessionTransport: Transport {
             .sorted { $0.name < $1.name }
         own.httpAdditionalHeaders = nil
         sessionIdleTimeout = own.timeoutIntervalForRequest
-        marksRequestsForStubs = StubbingSupport.includesStubbing(own.protocolClasses)
+        marksRequestsForStubs = StubSessionSeam.includesStubbing(own.protocolClasses)
         // NAL enforces the idle timeout; Foundation's whole-second timer is only a backstop that never fires first.
         own.timeoutIntervalForRequest = Self.backstop(for: sessionIdleTimeout)
-        tasks = SessionTasks()
+        tasks = SessionDelegate()
         session = URLSession(configuration: own, delegate: tasks, delegateQueue: SerialDelegateQueue())
     }
 
@@ -88,7 +89,7 @@ public final class URLSessionTransport: Transport {
         // What goes on the wire: the caller's request, plus the stub server's markers for a stub session. The
         // response reports the caller's request, never the markers.
         var sent = request
-        if marksRequestsForStubs { sent.setValue("1", forHTTPHeaderField: StubbingSupport.markerHeader) }
+        if marksRequestsForStubs { sent.setValue("1", forHTTPHeaderField: StubSessionSeam.markerHeader) }
         let (upload, temporaryFile) = try await uploadBody(for: context.kind, of: &sent)
         defer { if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) } }
         if let type = sent.value(forHTTPHeaderField: "Content-Type") {
@@ -118,143 +119,11 @@ public final class URLSessionTransport: Transport {
     }
 
     /// What one call's exchanges share.
-    private struct Exchange {
+    struct Exchange {
         let limit: Int
         let idleTimeout: TimeInterval
         let progress: ProgressReporter?
         var routing: (any BodyRouting)?
-    }
-
-    /// Sends `request` and the redirects that follow; an upload's body goes along where the method is kept (307,
-    /// 308).
-    private func followingRedirects(
-        _ request: URLRequest, upload: UploadBody?, _ exchange: Exchange
-    ) async throws(NALError) -> (HTTPURLResponse, Data) {
-        var current = request
-        var upload = upload
-        var redirects = 0
-        while true {
-            let (httpResponse, data) = try await tasks.exchange(
-                current, in: session, limit: exchange.limit, idleTimeout: exchange.idleTimeout, upload: upload,
-                routing: exchange.routing, progress: exchange.progress)
-            if let cutShort = SessionTasks.truncatedGzip(httpResponse, url: current.url) { throw cutShort }
-            guard var next = try followUp(to: current, after: httpResponse) else { return (httpResponse, data) }
-            redirects += 1
-            guard redirects <= Self.maximumRedirects else {
-                throw .transport(
-                    URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: next.url as Any]))
-            }
-            if (next.httpMethod ?? "GET") != (current.httpMethod ?? "GET") {
-                upload = nil
-                next.setValue(nil, forHTTPHeaderField: StubbingSupport.uploadFileHeader)
-            }
-            current = next
-        }
-    }
-
-    /// Streams the body to `destination`'s partial file, resumes with a range request when the connection breaks
-    /// and the server allows it, and moves the file into place. A response that is not a success keeps its body in
-    /// memory and leaves no file.
-    private func download(
-        _ request: URLRequest, as original: URLRequest, to destination: DownloadDestination, _ exchange: Exchange,
-        started: (date: Date, instant: ContinuousClock.Instant)
-    ) async throws(NALError) -> Response {
-        let job = DownloadJob(destination, for: request)
-        var exchange = exchange
-        exchange.routing = job
-        var resumes = 0
-        while true {
-            var attempt = request
-            for (name, value) in job.resumeHeaders { attempt.setValue(value, forHTTPHeaderField: name) }
-            do {
-                let (httpResponse, data) = try await followingRedirects(attempt, upload: nil, exchange)
-                let timing = ResponseTiming(start: started.date, duration: .now - started.instant)
-                switch try job.conclude(httpResponse) {
-                case .downloaded(let file, let response):
-                    exchange.progress?.complete()
-                    return Response(
-                        request: original, httpResponse: response, data: Data(), timing: timing, fileURL: file)
-                case .notDownloaded:
-                    return Response(request: original, httpResponse: httpResponse, data: data, timing: timing)
-                case .restart where resumes < DownloadJob.maximumResumes:
-                    resumes += 1
-                    continue
-                case .restart:
-                    job.abandon()
-                    return Response(request: original, httpResponse: httpResponse, data: data, timing: timing)
-                }
-            } catch {
-                if resumes < DownloadJob.maximumResumes, !Task.isCancelled, job.prepareResume(after: error) {
-                    resumes += 1
-                    CoreLog.request.notice(
-                        "download from \(DisplayText.url(request.url), privacy: .public) interrupted (\(error)); resuming"
-                    )
-                    continue
-                }
-                job.abandon()
-                throw error
-            }
-        }
-    }
-
-    /// The body an upload streams, and the temporary file to remove afterwards. Sets a multipart request's
-    /// Content-Type when it has no boundary. Bytes in memory go as they are; a file, and a multipart form with a
-    /// file part, stream from disk with their declared lengths (`UploadBodyStream`). For a stub session the body
-    /// goes where a URLProtocol can see it: bytes into `httpBody`, a file's path into a header (a multipart form
-    /// with files is written to a temporary file first, off the caller's thread).
-    private func uploadBody(
-        for kind: RequestKind, of request: inout URLRequest
-    ) async throws(NALError) -> (upload: UploadBody?, temporaryFile: URL?) {
-        let upload: UploadBody
-        switch kind {
-        case .data, .download:
-            return (nil, nil)
-        case .upload(.data(let data)):
-            upload = .data(data)
-        case .upload(.file(let file)):
-            let length = try FileAccess.readableFileSize(file)
-            upload = .segments([.file(file, length: length)], length: length)
-        case .upload(.multipart(let parts)):
-            let boundary = request.value(forHTTPHeaderField: "Content-Type").flatMap(
-                MultipartEncoder.boundary(inContentType:))
-            let encoder = MultipartEncoder(parts: parts, boundary: boundary)
-            if boundary == nil { request.setValue(encoder.contentType, forHTTPHeaderField: "Content-Type") }
-            let segments = try encoder.segments()
-            let length = segments.reduce(0) { $0 + $1.length }
-            if encoder.isInMemory && length <= Int64(multipartMemoryThreshold) {
-                upload = .data(try encoder.encodedData())
-            } else {
-                upload = .segments(segments, length: length)
-            }
-        }
-        guard marksRequestsForStubs else { return (upload, nil) }
-        switch upload {
-        case .data(let data):
-            request.httpBody = data
-            return (nil, nil)
-        case .segments(let segments, _):
-            if segments.count == 1, case .file(let file, _) = segments[0] {
-                request.setValue(file.path, forHTTPHeaderField: StubbingSupport.uploadFileHeader)
-                return (nil, nil)
-            }
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "nal-multipart-\(UUID().uuidString)")
-            try await FileAccess.offThread { () throws(NALError) in try MultipartEncoder.write(segments, to: file) }
-            request.setValue(file.path, forHTTPHeaderField: StubbingSupport.uploadFileHeader)
-            return (nil, file)
-        }
-    }
-
-    /// The next request of a redirect chain, or `nil` to return `response`.
-    private func followUp(to request: URLRequest, after response: HTTPURLResponse) throws(NALError) -> URLRequest? {
-        let next = redirectPolicy.nextRequest(after: response, to: request)
-        CoreLog.request.debug(
-            """
-            redirect \(response.statusCode) to \(DisplayText.url(response.value(forHTTPHeaderField: "Location") ?? ""), privacy: .public): \
-            \(next == nil ? "not followed" : "followed", privacy: .public)
-            """)
-        if let next { try Self.checkSendable(next) }
-        return next
     }
 
     /// Moves the configuration's additional headers onto the request; a header the request has wins.

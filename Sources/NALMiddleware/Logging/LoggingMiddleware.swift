@@ -97,7 +97,7 @@ public struct LoggingMiddleware: Middleware {
         }
         if options.contains(.headers) {
             text += Self.headers(
-                Dictionary(response.headers.map { ($0.name, $0.value) }) { first, _ in first }, sensitive)
+                response.headers.dictionary, sensitive)
         }
         if options.contains(.bodies) {
             text += "\n" + body(response.data, type: response.headers["Content-Type"], sensitive)

@@ -22,6 +22,15 @@ public struct FixtureError: Error, Sendable, Equatable, CustomStringConvertible 
         self.message = message
     }
 
+    /// The bytes of the fixture file `file`, or an error that names it.
+    static func contents(of file: URL) throws(FixtureError) -> Data {
+        do {
+            return try Data(contentsOf: file)
+        } catch {
+            throw FixtureError(file: file, message: "cannot be read: \(error.localizedDescription)")
+        }
+    }
+
     /// `path:line:column: message`.
     public var description: String {
         var location = file.path

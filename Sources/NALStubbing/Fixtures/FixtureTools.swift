@@ -1,5 +1,6 @@
 package import Foundation
 import NALCore
+import NALSupport
 
 /// What `nal-cli stubs` does with fixture directories.
 package enum FixtureTools {
@@ -53,13 +54,7 @@ package enum FixtureTools {
     package static func importHAR(
         _ har: URL, to directory: URL
     ) throws(FixtureError) -> (written: [URL], skipped: [String]) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: har)
-        } catch {
-            throw FixtureError(file: har, message: "cannot be read: \(error.localizedDescription)")
-        }
-        let entries = try HARReader.entries(of: data, file: har)
+        let entries = try HARReader.entries(of: try FixtureError.contents(of: har), file: har)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {

@@ -55,12 +55,7 @@ extension StubServer {
     /// - Throws: `FixtureError` with the line and column of broken JSON, or the entry that cannot be used.
     @discardableResult
     public func loadHAR(from file: URL, matchingBody: Bool = false) throws(FixtureError) -> [StubHandle] {
-        let data: Data
-        do {
-            data = try Data(contentsOf: file)
-        } catch {
-            throw FixtureError(file: file, message: "cannot be read: \(error.localizedDescription)")
-        }
+        let data = try FixtureError.contents(of: file)
         var order: [HARStubKey] = []
         var responses: [HARStubKey: [StubResponse]] = [:]
         var firstIndex: [HARStubKey: Int] = [:]

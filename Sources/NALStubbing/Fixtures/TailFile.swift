@@ -1,5 +1,6 @@
 import Foundation
 import NALCore
+import NALSupport
 
 /// One Mocktail `.tail` file, parsed and checked once at load:
 ///
@@ -33,13 +34,7 @@ struct TailFile: Sendable {
 
     /// Reads and parses `file`.
     init(contentsOf file: URL, placeholders: [String: String]) throws(FixtureError) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: file)
-        } catch {
-            throw FixtureError(file: file, message: "cannot be read: \(error.localizedDescription)")
-        }
-        try self.init(data, file: file, placeholders: placeholders)
+        try self.init(try FixtureError.contents(of: file), file: file, placeholders: placeholders)
     }
 
     /// Parses `data`, the contents of `file`; every problem is a `FixtureError` with its line.

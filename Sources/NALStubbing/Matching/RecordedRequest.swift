@@ -1,5 +1,6 @@
 public import Foundation
 import NALCore
+import NALSupport
 
 #if canImport(FoundationNetworking)
     public import FoundationNetworking

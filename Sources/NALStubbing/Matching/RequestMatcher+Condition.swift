@@ -1,5 +1,6 @@
 import Foundation
 import NALCore
+import NALSupport
 
 extension RequestMatcher.Condition: CustomStringConvertible {
     func matches(_ request: RecordedRequest) -> Bool {

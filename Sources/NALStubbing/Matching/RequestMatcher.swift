@@ -167,7 +167,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
 
     /// How specific the matcher is: higher wins when several stubs match. An exact URL beats a method, host and
     /// path, which beat a template, which beats a prefix; every further condition adds a little.
-    public var specificity: Int { Self.specificity(node) }
+    var specificity: Int { Self.specificity(node) }
 
     static func specificity(_ node: Node) -> Int {
         switch node {
@@ -242,83 +242,5 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         case .any(let nodes): "(" + nodes.map(describe).joined(separator: " || ") + ")"
         case .not(let inner): "!(\(describe(inner)))"
         }
-    }
-}
-
-/// The key of a stub server's index: the method, lower-cased host and path of a request.
-struct StubIndexKey: Hashable, Sendable {
-    let method: String
-    let host: String
-    let path: String
-
-    init(method: String, host: String, path: String) {
-        self.method = method
-        self.host = host
-        self.path = path
-    }
-
-    init(_ request: RecordedRequest) {
-        method = request.method
-        host = request.url.host?.lowercased() ?? ""
-        path = request.path
-    }
-}
-
-/// A compiled regular expression; `nil` when the pattern does not compile.
-struct PathPattern: @unchecked Sendable {
-    // @unchecked: NSRegularExpression is immutable once made and documented as safe to share between threads.
-    let expression: NSRegularExpression?
-
-    init(_ pattern: String, caseInsensitive: Bool = false) {
-        expression = try? NSRegularExpression(pattern: pattern, options: caseInsensitive ? [.caseInsensitive] : [])
-    }
-
-    func matches(_ path: String) -> Bool {
-        guard let expression else { return false }
-        return expression.firstMatch(in: path, range: NSRange(path.startIndex..., in: path)) != nil
-    }
-}
-
-/// A URL reduced to what identifies a resource: lower-cased scheme and host, the port without its default, the
-/// percent-encoded path, and the query items sorted, so that `?b=2&a=1` equals `?a=1&b=2`.
-struct NormalizedURL: Hashable, Sendable, CustomStringConvertible {
-    let scheme: String
-    let host: String
-    let port: Int?
-    let path: String
-    let query: [String]
-
-    init(_ url: URL) {
-        scheme = url.scheme?.lowercased() ?? ""
-        host = url.host?.lowercased() ?? ""
-        let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
-        port = url.port == defaultPort ? nil : url.port
-        path = Self.path(of: url)
-        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-        query = items.map { "\($0.name)=\($0.value ?? "")" }.sorted()
-    }
-
-    /// The percent-encoded path as sent, `/` when empty.
-    static func path(of url: URL) -> String {
-        let path = url.path(percentEncoded: true)
-        return path.isEmpty ? "/" : path
-    }
-
-    /// Whether `other` is this URL, where a query value redacted in a recording (`token=<redacted>`) stands for any
-    /// value: how an exported journal or a cassette replays requests whose secrets it does not hold.
-    func accepts(_ other: NormalizedURL) -> Bool {
-        guard scheme == other.scheme, host == other.host, port == other.port, path == other.path,
-            query.count == other.query.count
-        else { return false }
-        if query == other.query { return true }
-        let wildcard = "=" + SensitiveData.marker
-        return zip(query, other.query).allSatisfy { mine, theirs in
-            mine == theirs || (mine.hasSuffix(wildcard) && theirs.hasPrefix(mine.dropLast(SensitiveData.marker.count)))
-        }
-    }
-
-    var description: String {
-        "\(scheme)://\(host)\(port.map { ":\($0)" } ?? "")\(path)"
-            + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
     }
 }

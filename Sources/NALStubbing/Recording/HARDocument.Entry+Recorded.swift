@@ -1,5 +1,6 @@
 import Foundation
 import NALCore
+import NALSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,5 +1,6 @@
 import Foundation
 import NALCore
+import NALSupport
 
 /// Redacts one exchange before it is written to a cassette or an export, by the rules of `curlCommand()`
 /// (`SensitiveData`): sensitive headers (`Authorization`, `Cookie`, `Set-Cookie`, API keys), sensitive query and

@@ -1,5 +1,6 @@
 public import NALCore
 import NALLogging
+import NALSupport
 
 #if canImport(FoundationNetworking)
     public import Foundation
@@ -93,14 +94,10 @@ public final class RecordingTransport: Transport {
         var loaded: [HARReader.Entry] = []
         var failure: FixtureError?
         if exists && effective != .recordAll {
-            do {
-                let data = try Data(contentsOf: cassette)
-                loaded = try HARReader.entries(of: data, file: cassette)
-            } catch let error as FixtureError {
-                failure = error
+            do throws(FixtureError) {
+                loaded = try HARReader.entries(of: try FixtureError.contents(of: cassette), file: cassette)
             } catch {
-                failure = FixtureError(
-                    file: cassette, message: "cannot read the cassette: \(error.localizedDescription)")
+                failure = error
             }
         }
         for entry in loaded {
@@ -162,8 +159,7 @@ public final class RecordingTransport: Transport {
         }
         let started = Date()
         let response = try await wrapped.send(sent, context: context)
-        let responseHeaders = Dictionary(
-            response.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { "\($0), \($1)" })
+        let responseHeaders = response.headers.dictionary
         if let cookies, let url = response.request.url {
             cookies.setCookies(
                 HTTPCookie.cookies(withResponseHeaderFields: responseHeaders, for: url), for: url, mainDocumentURL: nil)

@@ -1,5 +1,6 @@
 public import Foundation
 import NALCore
+import NALSupport
 
 /// What a stub answers: a status, headers and a body, or a network error, with optional latency, bandwidth and
 /// truncation. A value type: modifiers return a changed copy.

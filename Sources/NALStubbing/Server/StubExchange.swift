@@ -1,4 +1,5 @@
 import NALCore
+import NALSupport
 
 #if canImport(FoundationNetworking)
     import Foundation
@@ -34,13 +35,13 @@ struct StubExchange: Sendable {
 
     init(_ original: URLRequest, settings: SessionSettings) {
         var request = original
-        fromNAL = request.value(forHTTPHeaderField: StubbingSupport.markerHeader) != nil
+        fromNAL = request.value(forHTTPHeaderField: StubSessionSeam.markerHeader) != nil
         var uploadFile: URL?
         // Only when present: changing a URLRequest copies it whole.
         if fromNAL {
-            request.setValue(nil, forHTTPHeaderField: StubbingSupport.markerHeader)
-            if let path = request.value(forHTTPHeaderField: StubbingSupport.uploadFileHeader) {
-                request.setValue(nil, forHTTPHeaderField: StubbingSupport.uploadFileHeader)
+            request.setValue(nil, forHTTPHeaderField: StubSessionSeam.markerHeader)
+            if let path = request.value(forHTTPHeaderField: StubSessionSeam.uploadFileHeader) {
+                request.setValue(nil, forHTTPHeaderField: StubSessionSeam.uploadFileHeader)
                 uploadFile = URL(fileURLWithPath: path)
                 request.httpBody = Self.matchableBody(ofFileAt: path)
             }
@@ -129,10 +130,7 @@ struct SessionSettings: @unchecked Sendable {
     /// Stores the cookies that `response` sets.
     func storeCookies(of response: HTTPURLResponse) {
         guard acceptsCookies, let cookies, let url = response.url else { return }
-        var fields: [String: String] = [:]
-        for (name, value) in response.allHeaderFields {
-            if let name = name as? String, let value = value as? String { fields[name] = value }
-        }
+        let fields = HTTPHeaders(response).dictionary
         guard fields.headerKey("Set-Cookie") != nil else { return }
         cookies.setCookies(
             HTTPCookie.cookies(withResponseHeaderFields: fields, for: url), for: url, mainDocumentURL: url)

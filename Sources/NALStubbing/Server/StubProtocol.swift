@@ -9,7 +9,7 @@ import NALLogging
 #endif
 
 /// The URLProtocol of one stub server slot (see `ProtocolSlot`), which hands every request to its server.
-final class StubProtocol<Slot: StubSlot>: URLProtocol, NALStubbingProtocol {
+final class StubProtocol<Slot: StubSlot>: URLProtocol, StubSessionProtocol {
     private struct Serving {
         var task: Task<Void, Never>?
         var output: ProtocolOutput?

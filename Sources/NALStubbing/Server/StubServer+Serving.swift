@@ -174,7 +174,7 @@ extension StubServer {
                     pacing: {
                         chunks += 1
                         if chunks % 32 == 0 { await output.drain() }
-                        await SerialDelegateQueue.awaitCapacity()
+                        await StubSessionSeam.awaitDelegateCapacity()
                     }
                 ) { chunk in output.load(chunk) }
                 output.finish()
@@ -222,8 +222,7 @@ extension StubServer {
         _ request: URLRequest, _ found: Lookup, _ http: HTTPURLResponse, _ data: Data, started: Date,
         duration: Duration
     ) async {
-        var headers: [String: String] = [:]
-        for (name, value) in http.allHeaderFields { headers["\(name)"] = "\(value)" }
+        let headers = HTTPHeaders(http).dictionary
         journal(StubResponse(status: http.statusCode, headers: headers, body: data), for: found.number)
         let recorded = found.recorded
         guard let recorder else { return }

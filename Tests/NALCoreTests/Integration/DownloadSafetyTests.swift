@@ -22,11 +22,14 @@ struct DownloadSafetyTests {
             requestType: .downloadParameters(query, encoding: URLEncoding.queryString, destination: destination))
     }
 
-    /// Starts a paced resumable download and stops it after a few bytes, leaving a kept partial file; returns it.
-    /// The server pauses after each MiB it sends, so `size` must be over 1 MiB for the stop to come first.
+    /// The query of a download that the server holds for 3 s after its first MiB, the first time only: long
+    /// enough for a loaded machine to stop it there, and no wait when it is resumed.
+    static func held(_ key: String) -> Parameters { ["key": .string(key), "hold_ms": 3000] }
+
+    /// Starts a held resumable download and stops it after a few bytes, leaving a kept partial file; returns it.
+    /// The server holds the download after its first MiB, so `size` must be over 1 MiB for the stop to come first.
     func keepPartial(size: Int, key: String, to destination: URL) async throws -> URL {
-        let endpoint = source(
-            size, ["key": .string(key), "pace_ms": 400], to: .file(destination, options: Self.resumable))
+        let endpoint = source(size, Self.held(key), to: .file(destination, options: Self.resumable))
         let first = Task { () async -> Void in
             do {
                 for try await event in client.transfer(endpoint) {
@@ -69,7 +72,7 @@ struct DownloadSafetyTests {
 
         let journalBefore = try await FaultServer.journal(probe: key).count
         let response = try await client.request(
-            source(size, ["key": .string(key), "pace_ms": 400], to: .file(destination, options: Self.resumable)))
+            source(size, Self.held(key), to: .file(destination, options: Self.resumable)))
         #expect(response.statusCode == 200 && response.fileURL == destination.standardizedFileURL)
         #expect(try Data(contentsOf: destination) == whole)
         let requests = try await FaultServer.journal(probe: key)
@@ -93,7 +96,7 @@ struct DownloadSafetyTests {
         try handle.close()
 
         _ = try await client.request(
-            source(size, ["key": .string(key), "pace_ms": 400], to: .file(destination, options: Self.resumable)))
+            source(size, Self.held(key), to: .file(destination, options: Self.resumable)))
         #expect(try Data(contentsOf: destination) == whole)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["grown.bin"])
     }
@@ -174,7 +177,7 @@ struct DownloadSafetyTests {
         }
         let victimBefore = try Data(contentsOf: victim)
         _ = try await client.request(
-            source(size, ["key": .string(key), "pace_ms": 400], to: .file(destination, options: Self.resumable)))
+            source(size, Self.held(key), to: .file(destination, options: Self.resumable)))
         #expect(try Data(contentsOf: destination) == whole)
         #expect(try Data(contentsOf: victim) == victimBefore)
         let requests = try await FaultServer.journal(probe: key)
@@ -231,7 +234,7 @@ struct DownloadSafetyTests {
         let name = String(repeating: "日本語", count: 100) + ".bin"
         let key = FaultServer.probe()
         let endpoint = source(
-            3_000_000, ["key": .string(key), "disposition": .string(name), "pace_ms": 400],
+            3_000_000, Self.held(key).merging(["disposition": .string(name)]) { first, _ in first },
             to: .directory(directory, options: Self.resumable))
         let first = Task { () async -> Void in
             do {

@@ -51,7 +51,11 @@ struct UploadSafetyTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("shrinking.bin")
         try TransferFiles.writeFile(file, size: 64 << 20)
-        let endpoint = FaultServer.endpoint("sink", method: .put, requestType: .uploadFile(file), timeout: 30)
+        // The server reads 50 ms per MiB, so the upload is still going when the file is cut.
+        let endpoint = FaultServer.endpoint(
+            "sink", method: .put, requestType: .uploadFile(file), timeout: 30
+        )
+        .withQuery(["pace_ms": "50"])
         let clock = ContinuousClock()
         let start = clock.now
         do {
@@ -144,6 +148,19 @@ struct UploadBodyStreamTests {
             return
         }
         #expect(failure.url == file)
+    }
+}
+
+extension TestEndpoint {
+    /// This endpoint with query parameters added to an upload (whose request type holds no parameters).
+    func withQuery(_ query: [String: String]) -> TestEndpoint {
+        var copy = self
+        var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)
+        components?.percentEncodedPath += "/" + path
+        components?.queryItems = query.map { URLQueryItem(name: $0.key, value: $0.value) }
+        copy.baseURL = components?.url ?? baseURL
+        copy.path = ""
+        return copy
     }
 }
 

@@ -8,7 +8,7 @@ package enum HTTPToken {
     }
 
     @inline(__always)
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+    package static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"),
@@ -39,7 +39,7 @@ package enum HTTPToken {
     }
 
     /// `0x1B`, as error messages write a byte.
-    static func hexByte(_ byte: UInt8) -> String {
+    package static func hexByte(_ byte: UInt8) -> String {
         let digits = String(byte, radix: 16, uppercase: true)
         return "0x" + (digits.count == 1 ? "0" + digits : digits)
     }
@@ -47,10 +47,10 @@ package enum HTTPToken {
     /// Headers that decide where a message ends or which connection carries it. NAL and URLSession set them from
     /// the body and the URL; a value from an endpoint or a hook could make the server read part of the body as a
     /// second request (request smuggling), so they are refused wherever they come from.
-    static let framingHeaderNames = ["Content-Length", "Transfer-Encoding", "Host", "Connection", "Upgrade"]
+    package static let framingHeaderNames = ["Content-Length", "Transfer-Encoding", "Host", "Connection", "Upgrade"]
 
     /// The canonical spelling of `name` if it is a framing header, in any letter case.
-    static func framingHeader(_ name: String) -> String? {
+    package static func framingHeader(_ name: String) -> String? {
         framingHeaderNames.first { equalsIgnoringASCIICase($0, name) }
     }
 

@@ -15,7 +15,7 @@ import NALLogging
 /// still queued for the delegate are dropped as they arrive, and cancels the `URLSessionTask` from a background
 /// queue: `cancel()` waits for the session's work queue, which a fast transfer keeps busy for seconds, and the
 /// delegate queue must keep draining meanwhile.
-final class SessionTasks: NSObject, URLSessionDataDelegate, Sendable {
+final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     typealias Outcome = Result<(HTTPURLResponse, Data), NALError>
 
     struct State: Sendable {

@@ -1,0 +1,31 @@
+/// The one seam between `URLSessionTransport` and NAL's stub server (NALStubbing's `StubServer`), which is a
+/// URLProtocol inside the transport's session: everything NALCore knows about stubbing is here.
+///
+/// - Detection: a session whose `protocolClasses` include a `StubSessionSeam.Protocol` is a stub session.
+/// - Marker headers: in a stub session, the transport marks each request with `markerHeader`, so that the stub
+///   server knows it talks to NAL's transport (which takes bodies in chunks and follows redirects itself), and names
+///   the file an upload streams in `uploadFileHeader` (a URLProtocol cannot see upload bodies on Linux, fact 5).
+///   URLProtocol properties are lost when Linux bridges requests, hence headers. The stub server removes both before
+///   anything else sees the request, and `Response.request` never holds them.
+/// - Backpressure: a stub server produces body chunks in a Swift task, which must never block a thread, so it waits
+///   with `awaitDelegateCapacity()` while the transports' delegate queues are full.
+package enum StubSessionSeam {
+    /// The header that marks a request from `URLSessionTransport` in a stub session.
+    package static let markerHeader = "X-NAL-Transport"
+    /// The header that names the file an upload streams, sent only with `markerHeader`.
+    package static let uploadFileHeader = "X-NAL-Upload-File"
+
+    /// Whether `classes` include a NAL stubbing protocol.
+    package static func includesStubbing(_ classes: [AnyClass]?) -> Bool {
+        classes?.contains { $0 is any StubSessionProtocol.Type } ?? false
+    }
+
+    /// Waits, without blocking a thread, while the transports' delegate queues are full (at most 250 ms).
+    package static func awaitDelegateCapacity() async {
+        await SerialDelegateQueue.awaitCapacity()
+    }
+}
+
+/// A URLProtocol of NAL's stubbing layer: the mark by which `URLSessionTransport` knows its session is a stub
+/// session (see `StubSessionSeam`).
+package protocol StubSessionProtocol: AnyObject {}

@@ -1,0 +1,55 @@
+import NALLogging
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+#else
+    import Foundation
+#endif
+
+extension URLSessionTransport {
+    /// Streams the body to `destination`'s partial file, resumes with a range request when the connection breaks
+    /// and the server allows it, and moves the file into place. A response that is not a success keeps its body in
+    /// memory and leaves no file.
+    func download(
+        _ request: URLRequest, as original: URLRequest, to destination: DownloadDestination, _ exchange: Exchange,
+        started: (date: Date, instant: ContinuousClock.Instant)
+    ) async throws(NALError) -> Response {
+        let job = DownloadJob(destination, for: request)
+        var exchange = exchange
+        exchange.routing = job
+        var resumes = 0
+        while true {
+            var attempt = request
+            for (name, value) in job.resumeHeaders { attempt.setValue(value, forHTTPHeaderField: name) }
+            do {
+                let (httpResponse, data) = try await followingRedirects(attempt, upload: nil, exchange)
+                let timing = ResponseTiming(start: started.date, duration: .now - started.instant)
+                switch try job.conclude(httpResponse) {
+                case .downloaded(let file, let response):
+                    exchange.progress?.complete()
+                    return Response(
+                        request: original, httpResponse: response, data: Data(), timing: timing, fileURL: file)
+                case .notDownloaded:
+                    return Response(request: original, httpResponse: httpResponse, data: data, timing: timing)
+                case .restart where resumes < DownloadJob.maximumResumes:
+                    resumes += 1
+                    continue
+                case .restart:
+                    job.abandon()
+                    return Response(request: original, httpResponse: httpResponse, data: data, timing: timing)
+                }
+            } catch {
+                if resumes < DownloadJob.maximumResumes, !Task.isCancelled, job.prepareResume(after: error) {
+                    resumes += 1
+                    CoreLog.request.notice(
+                        "download from \(DisplayText.url(request.url), privacy: .public) interrupted (\(error)); resuming"
+                    )
+                    continue
+                }
+                job.abandon()
+                throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import NALLogging
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+#else
+    import Foundation
+#endif
+
+extension URLSessionTransport {
+    /// Sends `request` and the redirects that follow; an upload's body goes along where the method is kept (307,
+    /// 308).
+    func followingRedirects(
+        _ request: URLRequest, upload: UploadBody?, _ exchange: Exchange
+    ) async throws(NALError) -> (HTTPURLResponse, Data) {
+        var current = request
+        var upload = upload
+        var redirects = 0
+        while true {
+            let (httpResponse, data) = try await tasks.exchange(
+                current, in: session, limit: exchange.limit, idleTimeout: exchange.idleTimeout, upload: upload,
+                routing: exchange.routing, progress: exchange.progress)
+            if let cutShort = SessionDelegate.truncatedGzip(httpResponse, url: current.url) { throw cutShort }
+            guard var next = try followUp(to: current, after: httpResponse) else { return (httpResponse, data) }
+            redirects += 1
+            guard redirects <= Self.maximumRedirects else {
+                throw .transport(
+                    URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: next.url as Any]))
+            }
+            if (next.httpMethod ?? "GET") != (current.httpMethod ?? "GET") {
+                upload = nil
+                next.setValue(nil, forHTTPHeaderField: StubSessionSeam.uploadFileHeader)
+            }
+            current = next
+        }
+    }
+
+    /// The next request of a redirect chain, or `nil` to return `response`.
+    func followUp(to request: URLRequest, after response: HTTPURLResponse) throws(NALError) -> URLRequest? {
+        let next = redirectPolicy.nextRequest(after: response, to: request)
+        CoreLog.request.debug(
+            """
+            redirect \(response.statusCode) to \(DisplayText.url(response.value(forHTTPHeaderField: "Location") ?? ""), privacy: .public): \
+            \(next == nil ? "not followed" : "followed", privacy: .public)
+            """)
+        if let next { try Self.checkSendable(next) }
+        return next
+    }
+}
