@@ -26,9 +26,12 @@ let package = Package(
         .target(name: "NALMiddleware", dependencies: ["NALCore", "NALLogging"], swiftSettings: strictSettings),
         .target(
             name: "NALStubbing", dependencies: ["NALCore", "NALLogging", "NALSupport"], swiftSettings: strictSettings),
-        .executableTarget(
-            name: "nal-cli", dependencies: ["NALCore", "NALLogging", "NALMiddleware", "NALStubbing"],
+        // The command line's commands, parsing and output: a library, so that tests and the fuzzer reach them.
+        .target(
+            name: "NALCommandLine",
+            dependencies: ["NALCore", "NALLogging", "NALMiddleware", "NALStubbing", "NALSupport"],
             swiftSettings: strictSettings),
+        .executableTarget(name: "nal-cli", dependencies: ["NALCommandLine"], swiftSettings: strictSettings),
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         .executableTarget(
             name: "nal-bench",

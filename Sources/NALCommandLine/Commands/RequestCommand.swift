@@ -9,7 +9,7 @@ import NALStubbing
 #endif
 
 /// `nal-cli request <method> <url>`: curl or httpie, through NAL.
-enum RequestCommand: Command {
+package enum RequestCommand: Command {
     static let name = "request"
     static let abstract = "Send a request through NAL, as curl or httpie would."
     static let usage = "nal-cli request <method> <url> [<options>]"
@@ -22,7 +22,7 @@ enum RequestCommand: Command {
         ("<method>", "The HTTP method: GET, POST, PUT, PATCH, DELETE, HEAD or any token."),
         ("<url>", "The absolute http or https URL."),
     ]
-    static let options: [OptionSpec] = [
+    package static let options: [OptionSpec] = [
         .value("header", short: "H", "k: v", "A request header. Repeatable."),
         .value("query", short: "q", "k=v", "A query parameter. Repeatable."),
         .value(

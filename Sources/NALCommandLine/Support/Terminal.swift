@@ -9,7 +9,7 @@ import Foundation
 #endif
 
 /// Where the CLI writes, and what the terminal on the other side can show.
-struct Terminal: Sendable {
+package struct Terminal: Sendable {
     /// Whether standard output is a terminal (not a pipe or a file).
     let outputIsTTY: Bool
     /// Whether standard error is a terminal; progress bars go there.
@@ -17,7 +17,7 @@ struct Terminal: Sendable {
     /// Colour only on a terminal, and never when `NO_COLOR` is set (no-color.org).
     let colour: Bool
 
-    static let current: Terminal = {
+    package static let current: Terminal = {
         let environment = ProcessInfo.processInfo.environment
         let noColour = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         let output = isatty(1) == 1

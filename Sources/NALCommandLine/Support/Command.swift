@@ -1,5 +1,5 @@
 import Foundation
-import NALCore
+package import NALCore
 
 /// A `nal-cli` subcommand: its help, its options, and what it does.
 protocol Command {
@@ -61,9 +61,9 @@ enum ExitCode {
 }
 
 /// A `key=value` argument (`k:=json` for non-strings, as httpie has it) as a parameter.
-enum KeyValueArgument {
+package enum KeyValueArgument {
     /// `key=value` split at the first `=`; the key may not be empty.
-    static func split(_ argument: String, option: String) throws(UsageError) -> (key: String, value: String) {
+    package static func split(_ argument: String, option: String) throws(UsageError) -> (key: String, value: String) {
         guard let equals = argument.firstIndex(of: "=") else {
             throw UsageError(message: "'\(argument)' for \(option) is not key=value")
         }
@@ -73,7 +73,7 @@ enum KeyValueArgument {
         return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
     }
 
-    static func parse(_ argument: String, option: String) throws(UsageError) -> (key: String, value: ParameterValue) {
+    package static func parse(_ argument: String, option: String) throws(UsageError) -> (key: String, value: ParameterValue) {
         let (name, raw) = try split(argument, option: option)
         guard name.hasSuffix(":") else { return (name, .string(raw)) }
         var key = name

@@ -1,10 +1,10 @@
 /// A usage error: the command line asked for something the command does not take. Exit 64.
-struct UsageError: Error {
-    let message: String
+package struct UsageError: Error {
+    package let message: String
 }
 
 /// One option a command takes.
-struct OptionSpec {
+package struct OptionSpec {
     let long: String
     var short: Character?
     /// Whether the option takes a value (`--timeout 5`), or is a flag (`-i`).
@@ -28,7 +28,7 @@ struct OptionSpec {
 }
 
 /// What a command line holds, once parsed by a command's options.
-struct ParsedArguments {
+package struct ParsedArguments {
     private(set) var values: [String: [String]] = [:]
     private(set) var flags: Set<String> = []
     private(set) var positionals: [String] = []
@@ -41,7 +41,7 @@ struct ParsedArguments {
 
     /// Parses `arguments` following swift-argument-parser's conventions: `--name value` and `--name=value`,
     /// `-x value`, flags, `--` ends the options, `-h`/`--help` anywhere asks for help.
-    static func parse(_ arguments: [String], options: [OptionSpec]) throws(UsageError) -> ParsedArguments {
+    package static func parse(_ arguments: [String], options: [OptionSpec]) throws(UsageError) -> ParsedArguments {
         var parsed = ParsedArguments()
         // Help wins over everything else on the line, as in swift-argument-parser.
         if arguments.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }) {

@@ -1,0 +1,80 @@
+import Foundation
+import NALCore
+
+/// `nal-cli`: the commands, their help, and the exit codes of swift-argument-parser (help on stdout with 0; a usage
+/// error on stderr with 64).
+package enum CLI {
+    static var commands: [any Command.Type] {
+        [DemoCommand.self, RequestCommand.self, EncodeCommand.self, StubsCommand.self]
+    }
+
+    static let usage = "nal-cli <subcommand>"
+
+    static var help: String {
+        """
+        OVERVIEW: NAL, a network abstraction layer for Swift: describe an API as an enum of endpoints, call it with \
+        async/await, and test it against stubs.
+
+        USAGE: \(usage)
+
+        OPTIONS:
+        \(HelpText.row("--version", "Show the version."))
+        \(HelpText.row("-h, --help", "Show help information."))
+
+        SUBCOMMANDS:
+        \(commands.map { HelpText.row($0.name, $0.abstract) }.joined(separator: "\n"))
+        \(HelpText.row("help", "Show help for a subcommand."))
+
+          See 'nal-cli help <subcommand>' for detailed help.
+        """
+    }
+
+    package static func main(_ arguments: [String], terminal: Terminal) async -> Int32 {
+        guard let first = arguments.first else {
+            terminal.out(help)
+            return ExitCode.success
+        }
+        switch first {
+        case "-h", "--help":
+            terminal.out(help)
+            return ExitCode.success
+        case "--version":
+            terminal.out(NALVersion.current)
+            return ExitCode.success
+        case "help":
+            guard let name = arguments.dropFirst().first else {
+                terminal.out(help)
+                return ExitCode.success
+            }
+            guard let command = commands.first(where: { $0.name == name }) else {
+                return usageError("unknown subcommand '\(name)'", usage: usage, helpCommand: "nal-cli --help", terminal)
+            }
+            terminal.out(command.help)
+            return ExitCode.success
+        default:
+            break
+        }
+        guard let command = commands.first(where: { $0.name == first }) else {
+            return usageError(
+                first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown subcommand '\(first)'", usage: usage,
+                helpCommand: "nal-cli --help", terminal)
+        }
+        do throws(UsageError) {
+            let parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), options: command.options)
+            if parsed.has("help") {
+                terminal.out(command.help)
+                return ExitCode.success
+            }
+            return try await command.run(parsed, terminal: terminal)
+        } catch {
+            return usageError(
+                error.message, usage: command.usage, helpCommand: "nal-cli \(command.name) --help", terminal)
+        }
+    }
+
+    /// `Error: …`, the usage line and where to find help, on standard error; exit 64.
+    static func usageError(_ message: String, usage: String, helpCommand: String, _ terminal: Terminal) -> Int32 {
+        terminal.err("Error: \(message)\nUsage: \(usage)\n  See '\(helpCommand)' for more information.")
+        return ExitCode.usage
+    }
+}
