@@ -111,7 +111,7 @@ package struct MultipartEncoder: Sendable {
 
     /// The body's size in bytes; checks that every file part can be read.
     package func contentLength() throws(NALError) -> Int64 {
-        try segments().reduce(0) { $0 + $1.length }
+        try UploadBodyStream.Segment.totalLength(of: segments())
     }
 
     /// Hands `segments` to `sink` piece by piece: bytes as they are, files in chunks, exactly their lengths.

@@ -38,6 +38,26 @@ package final class UploadBodyStream: InputStream {
             case .file(_, let length): length
             }
         }
+
+        /// The sum of the segments' lengths; refused, naming the largest file, when it would not fit in an `Int64`
+        /// (sparse files can claim any size).
+        package static func totalLength(of segments: [Segment]) throws(NALError) -> Int64 {
+            var total: Int64 = 0
+            for segment in segments {
+                let (sum, overflow) = total.addingReportingOverflow(segment.length)
+                guard !overflow else {
+                    let largest = segments.compactMap { segment -> (URL, Int64)? in
+                        if case .file(let url, let length) = segment { (url, length) } else { nil }
+                    }.max { $0.1 < $1.1 }
+                    throw .file(
+                        FileFailure(
+                            role: .uploadSource, problem: .other("the upload's parts add up to more than 2^63 bytes"),
+                            url: largest?.0 ?? URL(fileURLWithPath: "/")))
+                }
+                total = sum
+            }
+            return total
+        }
     }
 
     private let lock = NSLock()
@@ -55,9 +75,10 @@ package final class UploadBodyStream: InputStream {
     /// The body's length: the sum of its segments.
     package let length: Int64
 
-    package init(_ segments: [Segment]) {
+    /// A stream of `segments`; refused when their lengths add up to more than an `Int64` holds.
+    package init(_ segments: [Segment]) throws(NALError) {
         self.segments = segments
-        length = segments.reduce(0) { $0 + $1.length }
+        length = try Segment.totalLength(of: segments)
         super.init(data: Data())
     }
 

@@ -71,7 +71,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         case nil: task = session.dataTask(with: request)
         case .data(let data)?: task = session.uploadTask(with: request, from: data)
         case .segments(let segments, _)?:
-            let stream = UploadBodyStream(segments)
+            let stream = try UploadBodyStream(segments)
             uploadFailure = stream.failures
             task = session.dataTask(with: stream.attached(to: request))
         }

@@ -31,7 +31,7 @@ extension URLSessionTransport {
             let encoder = MultipartEncoder(parts: parts, boundary: boundary)
             if boundary == nil { request.setValue(encoder.contentType, forHTTPHeaderField: "Content-Type") }
             let segments = try encoder.segments()
-            let length = segments.reduce(0) { $0 + $1.length }
+            let length = try UploadBodyStream.Segment.totalLength(of: segments)
             if encoder.isInMemory && length <= Int64(multipartMemoryThreshold) {
                 upload = .data(try encoder.encodedData())
             } else {

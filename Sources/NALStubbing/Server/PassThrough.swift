@@ -25,7 +25,7 @@ enum PassThrough {
         var request = request
         if let uploadFile {
             let length = try FileAccess.readableFileSize(uploadFile)
-            request = UploadBodyStream([.file(uploadFile, length: length)]).attached(to: request)
+            request = try UploadBodyStream([.file(uploadFile, length: length)]).attached(to: request)
         }
         let (data, response) = try await session.data(for: request)
         guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }

@@ -104,6 +104,37 @@ struct UploadSafetyTests {
             #expect(clock.now - start < Timing.bound(.milliseconds(100)))
         }
     }
+
+    @Test(
+        "a multipart upload of two sparse 4 EiB files fails with a typed error before anything is sent",
+        .enabled(if: SparseFiles.canHoldExbibytes, "needs a tmpfs at /dev/shm for exbibyte sparse files"))
+    func sparseMultipart() async throws {
+        let directory = URL(fileURLWithPath: "/dev/shm/nal-sparse-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var form = MultipartFormData()
+        for name in ["a", "b"] {
+            let file = directory.appendingPathComponent("\(name).bin")
+            #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
+            #expect(truncate(file.path, off_t(1) << 62) == 0)
+            form.append(fileAt: file, name: name)
+        }
+        let marker = UUID().uuidString
+        let endpoint = FaultServer.endpoint(
+            "sink", method: .post,
+            requestType: .uploadCompositeMultipart(form, urlParameters: ["probe": .string(marker)]))
+        do {
+            _ = try await client.request(endpoint)
+            Issue.record("the upload was sent")
+        } catch .file(let failure) {
+            #expect(["a.bin", "b.bin"].contains(failure.url.lastPathComponent))
+            #expect("\(NALError.file(failure))".contains("2^63"))
+        } catch {
+            Issue.record("not a file error: \(error)")
+        }
+        let sent = try await FaultServer.journalEntries().filter { $0.target.contains(marker) }
+        #expect(sent.isEmpty, "nothing reached the server")
+    }
 }
 
 @Suite("Upload bodies of a declared length")
@@ -128,10 +159,28 @@ struct UploadBodyStreamTests {
         let file = directory.appendingPathComponent("f.bin")
         let content = Data((0..<50_000).map { UInt8($0 % 251) })
         try content.write(to: file)
-        let stream = UploadBodyStream([.data(Data("head".utf8)), .file(file, length: 30_000), .data(Data("tail".utf8))])
+        let stream = try UploadBodyStream([
+            .data(Data("head".utf8)), .file(file, length: 30_000), .data(Data("tail".utf8)),
+        ])
         #expect(stream.length == 30_008)
         let (data, ended) = readAll(stream)
         #expect(ended && data == Data("head".utf8) + content.prefix(30_000) + Data("tail".utf8))
+    }
+
+    @Test("lengths that add up past Int64.max are refused with a file error naming the file, not a trap")
+    func lengthOverflow() throws {
+        let file = URL(fileURLWithPath: "/tmp/huge.bin")
+        #expect(throws: NALError.self) { try UploadBodyStream([.data(Data("x".utf8)), .file(file, length: .max)]) }
+        do {
+            _ = try UploadBodyStream.Segment.totalLength(of: [.file(file, length: .max), .data(Data("x".utf8))])
+            Issue.record("an overflowing sum was accepted")
+        } catch .file(let failure) {
+            #expect(failure.url == file)
+        } catch {
+            Issue.record("not a file error: \(error)")
+        }
+        let fits: [UploadBodyStream.Segment] = [.file(file, length: .max - 1), .data(Data("x".utf8))]
+        #expect(try UploadBodyStream.Segment.totalLength(of: fits) == .max)
     }
 
     @Test("a file shorter than declared ends the stream with an error that says so")
@@ -140,7 +189,7 @@ struct UploadBodyStreamTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("f.bin")
         try Data(count: 100).write(to: file)
-        let stream = UploadBodyStream([.file(file, length: 1000)])
+        let stream = try UploadBodyStream([.file(file, length: 1000)])
         let (data, ended) = readAll(stream)
         #expect(!ended && data.count == 100)
         guard case .file(let failure)? = stream.failure else {
@@ -149,6 +198,16 @@ struct UploadBodyStreamTests {
         }
         #expect(failure.url == file)
     }
+}
+
+/// Whether /dev/shm takes sparse files of exbibytes (tmpfs does; ext4 stops at 16 TiB).
+enum SparseFiles {
+    static let canHoldExbibytes: Bool = {
+        let path = "/dev/shm/nal-sparse-probe-\(getpid())"
+        guard FileManager.default.createFile(atPath: path, contents: nil) else { return false }
+        defer { unlink(path) }
+        return truncate(path, off_t(1) << 62) == 0
+    }()
 }
 
 extension TestEndpoint {
