@@ -3,12 +3,27 @@ import Foundation
 /// Reads `application/x-www-form-urlencoded` text (`a=1&b=two+words`): the one form parser that matchers,
 /// redaction and recordings share.
 package enum FormFields {
-    /// The fields in order, names and values unescaped (`+` is a space). A field without `=` has an empty value.
-    package static func pairs(in text: some StringProtocol) -> [(name: String, value: String)] {
-        text.split(separator: "&").map { field in
-            guard let equals = field.firstIndex(of: "=") else { return (unescaped(field), "") }
-            return (unescaped(field[..<equals]), unescaped(field[field.index(after: equals)...]))
+    /// The fields in order, split at `&` (or `separators`), names and values unescaped (`+` is a space). A field without `=` has an empty value.
+    /// Fields split at the bytes `&` and `=`, never inside a character: a combining mark after `&` does not hide
+    /// the separator.
+    package static func pairs(
+        in text: some StringProtocol, separators: Set<UInt8> = [UInt8(ascii: "&")]
+    ) -> [(name: String, value: String)] {
+        fields(of: text, separators: separators).filter { !$0.isEmpty }.map { field in
+            guard let equals = field.firstIndex(of: UInt8(ascii: "=")) else { return (unescaped(decode(field)), "") }
+            return (unescaped(decode(field[..<equals])), unescaped(decode(field[(equals + 1)...])))
         }
+    }
+
+    /// The fields of `text` as bytes, split at every `&` or other separator (empty ones included).
+    package static func fields(
+        of text: some StringProtocol, separators: Set<UInt8> = [UInt8(ascii: "&")]
+    ) -> [ArraySlice<UInt8>] {
+        Array(text.utf8).split(omittingEmptySubsequences: false) { separators.contains($0) }
+    }
+
+    private static func decode(_ bytes: ArraySlice<UInt8>) -> String {
+        String(decoding: bytes, as: UTF8.self)
     }
 
     /// The fields by name; a repeated name keeps its first value.
@@ -23,11 +38,11 @@ package enum FormFields {
     package static func replacingValues(
         in text: some StringProtocol, _ replacement: (_ value: String) -> String?
     ) -> String {
-        text.split(separator: "&", omittingEmptySubsequences: false).map { field -> String in
-            guard let equals = field.firstIndex(of: "="),
-                let replaced = replacement(unescaped(field[field.index(after: equals)...]))
-            else { return String(field) }
-            return field[...equals] + replaced
+        fields(of: text).map { field -> String in
+            guard let equals = field.firstIndex(of: UInt8(ascii: "=")),
+                let replaced = replacement(unescaped(decode(field[(equals + 1)...])))
+            else { return decode(field) }
+            return decode(field[...equals]) + replaced
         }.joined(separator: "&")
     }
 

@@ -50,6 +50,55 @@ struct RecordingSafetyTests {
         #expect(json?["ref"] as? String == "A51234", "a longer word that contains the secret is not it")
     }
 
+    @Test("a multipart request keeps its file bytes in the cassette; its secret parts, and their echoes, do not")
+    func multipartRecorded() throws {
+        let file = Data([0xFF, 0x00, 0x9C, 0x42])
+        let body =
+            Data(
+                ("--B\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nhunter2-secret\r\n"
+                    + "--B\r\nContent-Disposition: form-data; name=\"f\"; filename=\"f.bin\"\r\n\r\n").utf8)
+            + file + Data("\r\n--B--\r\n".utf8)
+        let entry = HARDocument.Entry.recorded(
+            method: "POST", url: URL(string: "https://h.example/up")!,
+            requestHeaders: ["Content-Type": "multipart/form-data; boundary=B"], requestBody: body, status: 200,
+            responseHeaders: ["Content-Type": "text/plain"], responseBody: Data("you sent hunter2-secret".utf8),
+            started: Date(), duration: .zero)
+        let sent = try #require(entry.request.postData)
+        #expect(sent.encoding == "base64", "bytes that are not text are kept whole")
+        let decoded = try #require(Data(base64Encoded: sent.text))
+        #expect(decoded.firstRange(of: Data("hunter2".utf8)) == nil)
+        #expect(decoded.firstRange(of: Data("name=\"password\"\r\n\r\n<redacted>\r\n".utf8)) != nil)
+        #expect(decoded.firstRange(of: file) != nil)
+        #expect(entry.response.content.text == "you sent <redacted>")
+    }
+
+    @Test("secrets after ; in the query, and in the URL a redirect ended at, are learned and scrubbed where echoed")
+    func learnedURLSecrets() async throws {
+        struct Redirected: Transport {
+            func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
+                let final = URL(string: "https://h.example/landing?sig=SIGNED0042")!
+                let http = HTTPURLResponse(
+                    url: final, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "text/plain"])!
+                let echo = "query \(request.url?.query ?? "") landed with SIGNED0042"
+                return Response(
+                    request: request, httpResponse: http, data: Data(echo.utf8),
+                    timing: ResponseTiming(start: Date(), duration: .zero))
+            }
+        }
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cassette = directory.appendingPathComponent("learned.har")
+        let recorder = RecordingTransport(cassette: cassette, mode: .recordAll, wrapping: Redirected())
+        let endpoint = TestEndpoint(path: "go")
+        var request = try endpoint.urlRequest()
+        request.url = URL(string: "https://h.example/go?a=1;token=SEMI0042")
+        _ = try await recorder.send(request, context: TransportContext(endpoint: endpoint))
+        let text = try String(contentsOf: cassette, encoding: .utf8)
+        #expect(!text.contains("SEMI0042"), "the ;token value")
+        #expect(!text.contains("SIGNED0042"), "the final URL's signature")
+        #expect(text.contains("landed with <redacted>"))
+    }
+
     @Test("appending costs the same whatever the cassette's size: what was written is never rewritten")
     func appendOnly() async throws {
         let directory = try TransferFiles.scratchDirectory()

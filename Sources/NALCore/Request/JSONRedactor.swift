@@ -1,5 +1,5 @@
 /// Copies JSON text, replacing the value of every sensitive object member with `"<redacted>"`, and every string
-/// value that `redactsString` accepts (a recorder's learned secrets).
+/// value for which `rewritesString` returns new text (a URL with secrets, a recorder's learned secrets).
 ///
 /// A single forward scan with an explicit stack rather than recursion, so deeply nested or hostile input cannot
 /// overflow the stack. It checks structure as far as redaction needs (balanced containers, members with keys,
@@ -7,14 +7,16 @@
 struct JSONRedactor {
     let input: [UInt8]
     let isSensitive: (String) -> Bool
-    let redactsString: ((String) -> Bool)?
+    let rewritesString: ((String) -> String?)?
     private var output: [UInt8] = []
     private var index = 0
 
-    init(input: [UInt8], isSensitive: @escaping (String) -> Bool, redactsString: ((String) -> Bool)? = nil) {
+    init(
+        input: [UInt8], isSensitive: @escaping (String) -> Bool, rewritesString: ((String) -> String?)? = nil
+    ) {
         self.input = input
         self.isSensitive = isSensitive
-        self.redactsString = redactsString
+        self.rewritesString = rewritesString
     }
 
     mutating func run() -> [UInt8]? {
@@ -66,9 +68,9 @@ struct JSONRedactor {
             case UInt8(ascii: "\""):
                 let start = output.count
                 guard let text = copyString() else { return nil }
-                if let redactsString, redactsString(text) {
+                if let rewritesString, let replacement = rewritesString(text) {
                     output.removeSubrange(start...)
-                    output.append(contentsOf: Array("\"\(SensitiveData.marker)\"".utf8))
+                    Self.appendQuoted(replacement, to: &output)
                 }
             default:
                 guard copyScalar() else { return nil }
@@ -76,6 +78,26 @@ struct JSONRedactor {
             sawValue = true
         }
         return containers.isEmpty && sawValue ? output : nil
+    }
+
+    /// `text` as a JSON string token.
+    static func appendQuoted(_ text: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                output += [UInt8(ascii: "\\"), byte]
+            case 0..<0x20:
+                output += Array("\\u00".utf8) + [Self.hexDigit(byte >> 4), Self.hexDigit(byte & 0xF)]
+            default:
+                output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     private mutating func copyByte() {

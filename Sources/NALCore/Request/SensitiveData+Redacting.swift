@@ -1,4 +1,5 @@
 public import Foundation
+import NALSupport
 
 extension SensitiveData {
     /// Authentication schemes (RFC 9110 §11 and the IANA registry, plus common vendor ones) that an `Authorization`
@@ -14,9 +15,12 @@ extension SensitiveData {
     /// The value to show for the header `name`: unchanged unless it is a secret. An `Authorization` or
     /// `Proxy-Authorization` credential with a known scheme keeps the scheme (`Bearer <redacted>`); any other
     /// sensitive value is the marker alone. `Location`, `Content-Location` and `Referer` show their URL with its
-    /// secrets redacted (`https://app/cb#access_token=<redacted>`).
+    /// secrets redacted (`https://app/cb#access_token=<redacted>`), and so do the targets of `Link` (`<…>`) and the
+    /// URL of `Refresh` (`5; url=…`).
     public func displayValue(_ value: String, forHeader name: String) -> String {
         if Self.urlHeaderNames.contains(name.lowercased()) { return redacting(url: value) }
+        if HTTPToken.equalsIgnoringASCIICase(name, "Link") { return redactingLinkTargets(value) }
+        if HTTPToken.equalsIgnoringASCIICase(name, "Refresh") { return redactingRefreshURL(value) }
         guard isSensitiveHeader(name) else { return value }
         let lowered = name.lowercased()
         if lowered == "authorization" || lowered == "proxy-authorization",
@@ -25,6 +29,23 @@ extension SensitiveData {
             return value[..<space] + " " + Self.marker
         }
         return Self.marker
+    }
+
+    /// A `Link` value with each `<target>` redacted as a URL.
+    private func redactingLinkTargets(_ value: String) -> String {
+        var result = ""
+        var rest = value[...]
+        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+            result += rest[...open] + redacting(url: String(rest[rest.index(after: open)..<close])) + ">"
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
+    }
+
+    /// A `Refresh` value (`5; url=https://…`) with its URL redacted.
+    private func redactingRefreshURL(_ value: String) -> String {
+        guard let range = value.range(of: "url=", options: .caseInsensitive) else { return value }
+        return value[..<range.upperBound] + redacting(url: String(value[range.upperBound...]))
     }
 
     /// `url` with its secrets replaced by the marker: the password of its user information, a user name that
@@ -51,35 +72,44 @@ extension SensitiveData {
         redacting(formFields: text, separators: "&")
     }
 
+    /// Splits at the separator bytes, never inside a character: a combining mark after `&` does not hide it.
     private func redacting(formFields text: some StringProtocol, separators: String) -> String {
-        var result = ""
-        var field = ""
-        func flush() {
-            if let equals = field.firstIndex(of: "=") {
-                let rawKey = field[..<equals]
-                let key =
-                    String(rawKey).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(rawKey)
-                result += isSensitiveQueryKey(key) || isSensitiveBodyField(key) ? rawKey + "=" + Self.marker : field
-            } else {
-                result += field
+        let separatorBytes = Set(separators.utf8)
+        var result: [UInt8] = []
+        var fieldStart = 0
+        let bytes = Array(text.utf8)
+        func flush(_ end: Int) {
+            let field = bytes[fieldStart..<end]
+            if let equals = field.firstIndex(of: UInt8(ascii: "=")) {
+                let key = FormFields.unescaped(String(decoding: field[..<equals], as: UTF8.self))
+                if isSensitiveQueryKey(key) || isSensitiveBodyField(key) {
+                    result += field[...equals] + Self.marker.utf8
+                    return
+                }
+                // A value that is itself a URL (`redirect_uri=https%3A%2F%2F…%3Ftoken%3D…`) has its secrets too.
+                let value = FormFields.unescaped(String(decoding: field[(equals + 1)...], as: UTF8.self))
+                if let redacted = redactingEmbeddedURL(value) {
+                    result +=
+                        field[...equals]
+                        + (redacted.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? Self.marker).utf8
+                    return
+                }
             }
-            field = ""
+            result += field
         }
-        for character in text {
-            if separators.contains(character) {
-                flush()
-                result.append(character)
-            } else {
-                field.append(character)
-            }
+        for (index, byte) in bytes.enumerated() where separatorBytes.contains(byte) {
+            flush(index)
+            result.append(byte)
+            fieldStart = index + 1
         }
-        flush()
-        return result
+        flush(bytes.count)
+        return String(decoding: result, as: UTF8.self)
     }
 
-    /// JSON text with the value of every sensitive field, at any depth, replaced by `"<redacted>"`; everything
-    /// else is kept byte for byte. Keys are compared as JSON reads them, escapes resolved (`"pass\u0077ord"`).
-    /// `nil` when `json` is not valid JSON.
+    /// JSON text with the value of every sensitive field, at any depth, replaced by `"<redacted>"`, and every string
+    /// that is a URL with secrets shown with them redacted (a server echoing the request's URL); everything else
+    /// is kept byte for byte. Keys are compared as JSON reads them, escapes resolved (`"pass\u0077ord"`). `nil`
+    /// when `json` is not valid JSON.
     public func redacting(json: Data) -> String? {
         redacting(json: json, redactingStringsWhere: nil)
     }
@@ -87,9 +117,20 @@ extension SensitiveData {
     /// JSON text redacted as `redacting(json:)` does, and every string value that `test` accepts replaced whole
     /// by `"<redacted>"`: how a recorder removes secrets a server echoes back, without touching numbers or keys.
     package func redacting(json: Data, redactingStringsWhere test: ((String) -> Bool)?) -> String? {
-        var redactor = JSONRedactor(input: Array(json), isSensitive: isSensitiveBodyField, redactsString: test)
+        var redactor = JSONRedactor(input: Array(json), isSensitive: isSensitiveBodyField) { text in
+            if let test, test(text) { return Self.marker }
+            return redactingEmbeddedURL(text)
+        }
         guard let bytes = redactor.run() else { return nil }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A value that is a URL with a query, fragment or user information, redacted; `nil` when it is not one or
+    /// holds no secret.
+    func redactingEmbeddedURL(_ text: String) -> String? {
+        guard text.contains("://") || (text.hasPrefix("/") && text.contains("?")) else { return nil }
+        let redacted = redacting(url: text)
+        return redacted == text ? nil : redacted
     }
 
     /// A request or response body as NAL shows it anywhere (logs, cURL output, recordings), redacted.
@@ -104,10 +145,19 @@ extension SensitiveData {
 
     /// `body` redacted by what it is: JSON when its `Content-Type` says so, or when it has none (or a text type)
     /// and parses as JSON; form fields when it is `application/x-www-form-urlencoded`, or has no type (or a text
-    /// type) and reads as `key=value&…` (FoundationNetworking sends an untyped POST body as a form).
+    /// type) and reads as `key=value&…` (FoundationNetworking sends an untyped POST body as a form); a multipart
+    /// body part by part, sensitive parts as the marker and parts that are not text as their size.
     public func redacting(body: Data, contentType: String?) -> RedactedBody {
         let type = contentType?.lowercased() ?? ""
-        let untyped = type.isEmpty || type.hasPrefix("text/plain") || type.hasPrefix("application/octet-stream")
+        if type.hasPrefix("multipart/"), let boundary = contentType.flatMap(MultipartEncoder.boundary(inContentType:)),
+            let redacted = redacting(multipart: body, boundary: boundary, binary: { "<\($0) bytes, not shown>" })
+        {
+            return .text(String(decoding: redacted, as: UTF8.self))
+        }
+        // A body that says multipart but is not (no delimiter of its boundary) is sniffed like an untyped one.
+        let untyped =
+            type.isEmpty || type.hasPrefix("text/plain") || type.hasPrefix("application/octet-stream")
+            || type.hasPrefix("multipart/")
         if type.contains("json") {
             return redacting(json: body).map(RedactedBody.text) ?? .unparsableJSON(byteCount: body.count)
         }

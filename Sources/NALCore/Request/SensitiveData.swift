@@ -24,7 +24,7 @@ public struct SensitiveData: Sendable, Equatable {
     /// The words of the default list. Separators in a word do not count: `api_key` also matches `apiKey`.
     public static let defaultWords: Set<String> = [
         "password", "passwd", "passphrase", "secret", "token", "apikey", "auth", "authorization", "session",
-        "sessionid", "sessid", "cookie", "signature", "credential", "privatekey", "jwt",
+        "sessionid", "sessid", "cookie", "signature", "credential", "privatekey", "jwt", "sig", "otp",
     ]
 
     /// What a redacted value is shown as.

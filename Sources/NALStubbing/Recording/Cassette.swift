@@ -54,16 +54,22 @@ final class Cassette: Sendable {
         close(descriptor)
     }
 
-    /// Records an exchange, redacted, with the cookie values learned from earlier responses.
+    /// Records an exchange, redacted, with the cookie values learned from earlier responses and the secrets of the
+    /// URL that redirects led to (`finalURL`), which the server may echo.
     func append(
-        method: String, url: URL, requestHeaders: [String: String], requestBody: Data?, status: Int,
-        responseHeaders: [String: String], responseBody: Data?, started: Date, duration: Duration
+        method: String, url: URL, finalURL: URL? = nil, requestHeaders: [String: String], requestBody: Data?,
+        status: Int, responseHeaders: [String: String], responseBody: Data?, started: Date, duration: Duration
     ) async throws(FixtureError) {
-        let known = state.withLock { state in
+        var known = state.withLock { state in
             var redactor = HARRedactor(knownSecrets: state.cookieSecrets)
             redactor.learnSecrets(responseHeaders: responseHeaders)
             state.cookieSecrets = redactor.secrets
             return state.cookieSecrets
+        }
+        if let finalURL, finalURL != url {
+            var redactor = HARRedactor(knownSecrets: known)
+            redactor.learnSecrets(redirectedTo: finalURL)
+            known = redactor.secrets
         }
         try await append(
             .recorded(

@@ -30,15 +30,13 @@ struct HARRedactor {
             if let space = value.firstIndex(of: " ") { found.append(String(value[value.index(after: space)...])) }
             found += Self.cookieValues(value, separator: ";")
         }
-        if let url {
-            found += [url.user, url.password].compactMap { $0 }
-            for item in URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-            where sensitive.isSensitiveQueryKey(item.name) {
-                found.append(item.value ?? "")
-            }
-        }
+        if let url { found += urlSecrets(url) }
         if let body, !body.isEmpty {
-            if let json = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) {
+            if let type = headers.headerValue("Content-Type"), type.lowercased().hasPrefix("multipart/"),
+                let boundary = MultipartEncoder.boundary(inContentType: type)
+            {
+                found += sensitive.secrets(inMultipart: body, boundary: boundary)
+            } else if let json = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) {
                 collect(json, sensitiveKey: false, into: &found)
             } else if let text = String(data: body, encoding: .utf8) {
                 for (key, value) in FormFields.pairs(in: text) where sensitive.isSensitiveBodyField(key) {
@@ -47,6 +45,25 @@ struct HARRedactor {
             }
         }
         learn(found)
+    }
+
+    /// Collects the secrets of the URL a request ended at after redirects, which the server may echo.
+    mutating func learnSecrets(redirectedTo url: URL) {
+        learn(urlSecrets(url))
+    }
+
+    /// The user information of `url` and the values of its sensitive query and fragment fields, split at `&` and
+    /// `;` as `SensitiveData.redacting(url:)` reads them.
+    private func urlSecrets(_ url: URL) -> [String] {
+        var found = [url.user, url.password].compactMap { $0 }
+        let text = url.absoluteString
+        guard let start = text.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return found }
+        let separators: Set<UInt8> = [UInt8(ascii: "&"), UInt8(ascii: ";"), UInt8(ascii: "?"), UInt8(ascii: "#")]
+        for (name, value) in FormFields.pairs(in: text[start...].dropFirst(), separators: separators)
+        where sensitive.isSensitiveQueryKey(name) || sensitive.isSensitiveBodyField(name) {
+            found.append(value)
+        }
+        return found
     }
 
     /// Collects the values of cookies that a response sets: a later request sends them, through a cookie store the
@@ -114,6 +131,14 @@ struct HARRedactor {
     /// holding a secret redacted; form fields likewise; other text with the secrets themselves replaced. Bytes that
     /// are not text are kept as they are.
     func body(_ body: Data, contentType: String?) -> Data {
+        if let contentType, contentType.lowercased().hasPrefix("multipart/"),
+            let boundary = MultipartEncoder.boundary(inContentType: contentType),
+            let redacted = sensitive.redacting(multipart: body, boundary: boundary, binary: nil)
+        {
+            // File parts keep their bytes; text is scrubbed of learned secrets only when the whole body is text.
+            guard let text = String(data: redacted, encoding: .utf8) else { return redacted }
+            return Data(scrub(text).utf8)
+        }
         let redacted = sensitive.redacting(body: body, contentType: contentType)
         guard case .text(let text) = redacted else { return body }
         let type = contentType?.lowercased() ?? ""

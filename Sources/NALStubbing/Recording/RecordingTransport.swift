@@ -167,7 +167,8 @@ public final class RecordingTransport: Transport {
         do {
             try await store.append(
                 method: sent.httpMethod ?? "GET", url: sent.url ?? URL(fileURLWithPath: "/"),
-                requestHeaders: sent.allHTTPHeaderFields ?? [:], requestBody: body, status: response.statusCode,
+                finalURL: response.httpResponse.url, requestHeaders: sent.allHTTPHeaderFields ?? [:], requestBody: body,
+                status: response.statusCode,
                 responseHeaders: responseHeaders, responseBody: response.data, started: started,
                 duration: response.timing.duration)
         } catch {

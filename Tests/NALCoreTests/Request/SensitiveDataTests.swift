@@ -38,14 +38,14 @@ struct SensitiveDataTests {
     @Test("a list can be extended with words and exact names, per kind")
     func extended() {
         var extended = SensitiveData(headerNames: ["X-Tenant"], queryKeys: ["sig_v2"], bodyFields: ["pin"])
-        extended.words.insert("otp")
+        extended.words.insert("passcode")
         #expect(extended.isSensitiveHeader("x-tenant"))
         #expect(!list.isSensitiveHeader("X-Tenant"))
         #expect(extended.isSensitiveQueryKey("SIG_V2"))
         #expect(extended.isSensitiveBodyField("pin"))
         #expect(!extended.isSensitiveQueryKey("pin"), "bodyFields names body fields only")
-        #expect(extended.isSensitiveBodyField("user[otp_code]"))
-        #expect(!list.isSensitiveBodyField("user[otp_code]"))
+        #expect(extended.isSensitiveBodyField("user[new_passcode]"))
+        #expect(!list.isSensitiveBodyField("user[new_passcode]"))
     }
 
     @Test("URLs: the password of the user information and sensitive query and fragment values are redacted")
@@ -212,5 +212,70 @@ struct SensitiveWordsTests {
         let shown = try endpoint.curlCommand()
         #expect(!shown.contains("D1"))
         #expect(shown.contains("password=<redacted>"))
+    }
+
+    @Test("multipart bodies: a sensitive part is the marker, JSON and form parts are redacted, files show their size")
+    func multipart() throws {
+        let body =
+            Data(
+                ("preamble\r\n--B\r\nContent-Disposition: form-data; name=\"user\"\r\n\r\nada\r\n"
+                    + "--B\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nhunter2\r\n"
+                    + "--B\r\nContent-Disposition: form-data; name=\"meta\"\r\nContent-Type: application/json\r\n\r\n"
+                    + #"{"api_key":"K9","n":1}"# + "\r\n"
+                    + "--B\r\nContent-Disposition: form-data; name=\"a;b\"; filename=\"f.bin\"\r\n\r\n").utf8)
+            + Data([0xFF, 0xFE, 0x00, 0x01]) + Data("\r\n--B--\r\nepilogue".utf8)
+        guard case .text(let shown) = list.redacting(body: body, contentType: "multipart/form-data; boundary=B") else {
+            Issue.record("not shown as text")
+            return
+        }
+        #expect(!shown.contains("hunter2") && !shown.contains("K9"))
+        #expect(shown.contains("name=\"password\"\r\n\r\n<redacted>\r\n--B"))
+        #expect(shown.contains(#"{"api_key":"<redacted>","n":1}"#))
+        #expect(shown.contains("\r\n\r\nada\r\n--B"), "other parts are kept")
+        #expect(shown.contains("<4 bytes, not shown>"))
+        #expect(shown.hasPrefix("preamble\r\n--B\r\n") && shown.hasSuffix("\r\n--B--\r\nepilogue"))
+        // A nested multipart/mixed part, LF line breaks, a body cut before its closing delimiter.
+        let nested = Data(
+            ("--O\nContent-Disposition: form-data; name=\"files\"\nContent-Type: multipart/mixed; boundary=I\n\n"
+                + "--I\nContent-Disposition: attachment; name=\"secret\"\n\nS3cr3t\n--I--\n"
+                + "--O\nContent-Disposition: form-data; name=\"token\"\n\nT0k3n").utf8)
+        guard case .text(let inner) = list.redacting(body: nested, contentType: "multipart/form-data; boundary=\"O\"")
+        else {
+            Issue.record("not shown as text")
+            return
+        }
+        #expect(!inner.contains("S3cr3t") && !inner.contains("T0k3n"), "\(inner)")
+        #expect(inner.hasSuffix("name=\"token\"\n\n<redacted>"))
+        // Bytes that are not multipart under that boundary fall back to the other rules.
+        #expect(
+            list.redacting(body: Data("password=x".utf8), contentType: "multipart/form-data; boundary=Q")
+                == .text("password=<redacted>"))
+    }
+
+    @Test("a URL inside a JSON string or a form value is redacted as a URL; Link and Refresh targets too")
+    func embeddedURLs() {
+        let json = Data(#"{"url":"https://h/cb?access_token=AT1&x=1","path":"/p?sig=S1","note":"a://b"}"#.utf8)
+        #expect(
+            list.redacting(json: json)
+                == #"{"url":"https://h/cb?access_token=<redacted>&x=1","path":"/p?sig=<redacted>","note":"a://b"}"#)
+        let form = "next=https%3A%2F%2Fh%2Fcb%3Ftoken%3DT2&page=2"
+        let shown = list.redacting(formFields: form)
+        #expect(!shown.contains("T2") && shown.hasSuffix("&page=2") && shown.hasPrefix("next=https%3A%2F%2Fh"))
+        #expect(
+            list.displayValue(#"<https://h/p?page=2&token=T3>; rel="next", </p?otp=T4>; rel="prev""#, forHeader: "Link")
+                == #"<https://h/p?page=2&token=<redacted>>; rel="next", </p?otp=<redacted>>; rel="prev""#)
+        #expect(
+            list.displayValue("5; URL=https://h/p?session=T5", forHeader: "refresh")
+                == "5; URL=https://h/p?session=<redacted>")
+        #expect(
+            list.displayValue("<https://h/p?page=2>; rel=next", forHeader: "Link") == "<https://h/p?page=2>; rel=next")
+    }
+
+    @Test(
+        "presigned and one-time names: Azure's sig, otp, X-Amz-Signature",
+        arguments: ["sig", "otp", "X-Amz-Signature", "totp"])
+    func signatureWords(name: String) {
+        #expect(list.isSensitiveQueryKey(name))
+        #expect(!list.isSensitiveQueryKey("config") && !list.isSensitiveQueryKey("signal"))
     }
 }
