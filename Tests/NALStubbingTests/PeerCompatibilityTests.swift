@@ -38,7 +38,7 @@ struct PeerCompatibilityTests {
         _ = try await client.fetch(Self.base + "/login")
         #expect(try await client.fetch(Self.base + "/me").body == "session=abc123")
 
-        let refusing = server.sessionConfiguration
+        let refusing = server.makeSessionConfiguration()
         refusing.httpCookieAcceptPolicy = .never
         let session = URLSession(configuration: refusing)
         _ = try await session.data(from: try #require(URL(string: Self.base + "/login")))

@@ -1,4 +1,5 @@
 import Foundation
+import NALLogging
 import Testing
 
 @testable import NALStubbing
@@ -28,17 +29,18 @@ final class RecordingClient: NSObject, URLProtocolClient, @unchecked Sendable {
 
 @Suite("The gate between a stub and its URLProtocol client")
 struct ProtocolOutputTests {
-    func output(queue: DispatchQueue) throws -> (ProtocolOutput, RecordingClient) {
+    /// An output, its client, and its protocol, which the caller keeps alive (the output holds it weakly).
+    func output(queue: DispatchQueue) throws -> (ProtocolOutput, RecordingClient, URLProtocol) {
         let client = RecordingClient()
         let request = URLRequest(url: try #require(URL(string: "https://api.example.com/x")))
         let urlProtocol = URLProtocol(request: request, cachedResponse: nil, client: client)
-        return (ProtocolOutput(protocol: urlProtocol, queue: queue), client)
+        return (ProtocolOutput(protocol: urlProtocol, queue: queue), client, urlProtocol)
     }
 
     @Test("calls queued before stopLoading are dropped when their turn comes; nothing follows finish or fail")
     func gate() async throws {
         let queue = DispatchQueue(label: "test.work-queue")
-        let (output, client) = try output(queue: queue)
+        let (output, client, kept) = try output(queue: queue)
         queue.suspend()
         output.load(Data(count: 3))
         output.close()
@@ -46,8 +48,11 @@ struct ProtocolOutputTests {
         queue.resume()
         await output.drain()
         #expect(client.events.isEmpty, "\(client.events)")
+        withExtendedLifetime(kept) {}
 
-        let (finished, second) = try self.output(queue: queue)
+        let (finished, second, keptToo) = try self.output(queue: queue)
+        let delivered = Locked(0)
+        finished.whenFinished { delivered.withLock { $0 += 1 } }
         let url = try #require(URL(string: "https://api.example.com/x"))
         let response = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: nil))
         finished.receive(response)
@@ -57,6 +62,59 @@ struct ProtocolOutputTests {
         finished.load(Data(count: 5))
         await finished.drain()
         #expect(second.events == ["response", "data 2", "finish"])
-        #expect(finished.didFinish && !finished.isOpen)
+        #expect(delivered.withLock { $0 } == 1 && finished.hasResponse && !finished.isOpen)
+        withExtendedLifetime(keptToo) {}
+    }
+
+    @Test("onDelivered's hook runs only when the finish reached the client, not when a stop dropped it")
+    func finishDroppedByStop() async throws {
+        let queue = DispatchQueue(label: "test.work-queue")
+        let (output, client, kept) = try output(queue: queue)
+        let delivered = Locked(0)
+        output.whenFinished { delivered.withLock { $0 += 1 } }
+        queue.suspend()
+        output.finish()
+        output.close()
+        queue.resume()
+        await output.drain()
+        #expect(client.events.isEmpty && delivered.withLock { $0 } == 0)
+        withExtendedLifetime(kept) {}
+    }
+
+    @Test("the output does not keep its protocol alive, so a protocol and its output never leak as a pair")
+    func weakProtocol() throws {
+        let request = URLRequest(url: try #require(URL(string: "https://api.example.com/x")))
+        var urlProtocol: URLProtocol? = URLProtocol(request: request, cachedResponse: nil, client: RecordingClient())
+        weak let watched = urlProtocol
+        let output = try ProtocolOutput(protocol: #require(urlProtocol), queue: DispatchQueue(label: "q"))
+        urlProtocol = nil
+        #expect(watched == nil)
+        output.load(Data(count: 1))  // to nobody, harmlessly
+    }
+
+    @Test("a real session: every protocol is released after its request, and each found the session's work queue")
+    func census() async throws {
+        let server = StubServer()
+        server.stub(.path("/now"), response: .string("now"))
+        server.stub(.path("/later"), response: StubResponse(body: Data(count: 10_000)).delayed(by: .milliseconds(5)))
+        let configuration = server.makeSessionConfiguration()
+        let slot = try #require(server.configuredSlotIndices.last)
+        let session = URLSession(configuration: configuration)
+        for index in 0..<200 {
+            let url = try #require(URL(string: "https://api.example.com/" + (index % 2 == 0 ? "now" : "later")))
+            var request = URLRequest(url: url)
+            request.httpMethod = "POST"
+            request.httpBody = Data(count: 10_000)
+            _ = try await session.data(for: request)
+        }
+        session.finishTasksAndInvalidate()
+        var alive = Int.max
+        for _ in 0..<100 {
+            alive = StubProtocolCensus.shared.counts.withLock { $0.alive[slot, default: 0] }
+            if alive <= 1 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(alive <= 1, "\(alive) of 200 protocols are still alive")
+        #expect(StubProtocolCensus.shared.counts.withLock { $0.withoutWorkQueue[slot, default: 0] } == 0)
     }
 }

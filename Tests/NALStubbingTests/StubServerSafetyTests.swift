@@ -88,7 +88,7 @@ struct StubServerSafetyTests {
             #expect(clock.now - start < Timing.bound(.seconds(1)), "\(path)")
         }
         // A request's own timeout wins over the configuration's 30 s.
-        let patient = server.sessionConfiguration
+        let patient = server.makeSessionConfiguration()
         patient.timeoutIntervalForRequest = 30
         var request = URLRequest(url: try #require(URL(string: Self.base + "/slow")), timeoutInterval: 0.5)
         request.httpMethod = "GET"

@@ -19,6 +19,21 @@ final class StubProtocol<Slot: StubSlot>: URLProtocol, StubSessionProtocol {
     // Foundation makes URLProtocol non-Sendable; the serving task captures only the `ProtocolOutput` wrapper.
     private let serving = Locked(Serving())
 
+    #if DEBUG
+        /// Protocols alive per slot, and outputs made without a work queue: tests check that nothing leaks and that
+        /// calls hop where FoundationNetworking needs them.
+        static var census: StubProtocolCensus { .shared }
+
+        required init(request: URLRequest, cachedResponse: CachedURLResponse?, client: (any URLProtocolClient)?) {
+            super.init(request: request, cachedResponse: cachedResponse, client: client)
+            StubProtocolCensus.shared.counts.withLock { $0.alive[Slot.index, default: 0] += 1 }
+        }
+
+        deinit {
+            StubProtocolCensus.shared.counts.withLock { $0.alive[Slot.index, default: 0] -= 1 }
+        }
+    #endif
+
     /// Every request of a session made from a server's configuration, even after the server is gone: those then
     /// fail, rather than reach the network. A released slot that was installed globally claims nothing.
     override class func canInit(with request: URLRequest) -> Bool {
@@ -32,6 +47,11 @@ final class StubProtocol<Slot: StubSlot>: URLProtocol, StubSessionProtocol {
     override func startLoading() {
         let output = ProtocolOutput(protocol: self)
         serving.withLock { $0.output = output }
+        #if DEBUG
+            if !output.hopsToWorkQueue {
+                StubProtocolCensus.shared.counts.withLock { $0.withoutWorkQueue[Slot.index, default: 0] += 1 }
+            }
+        #endif
         guard let (server, configuration) = ProtocolSlot.server(at: Slot.index) else {
             output.fail(
                 URLError(
@@ -63,6 +83,14 @@ final class StubProtocol<Slot: StubSlot>: URLProtocol, StubSessionProtocol {
     }
 }
 
+#if DEBUG
+    /// What tests count about stub protocols, per slot.
+    final class StubProtocolCensus: Sendable {
+        static let shared = StubProtocolCensus()
+        let counts = Locked((alive: [Int: Int](), withoutWorkQueue: [Int: Int]()))
+    }
+#endif
+
 /// What a stub server tells the URLSession machinery about one request, through a gate that closes for good when
 /// the request ends: after `finish`, `fail` or the protocol's `stopLoading`, nothing more reaches the client
 /// (FoundationNetworking traps on it, Linux fact 19).
@@ -72,27 +100,37 @@ final class StubProtocol<Slot: StubSlot>: URLProtocol, StubSessionProtocol {
 /// `URLProtocolClient` call there (its task registry may only be touched on it; calls from other threads crash
 /// under load, Linux fact 24), and `stopLoading` runs there too, so a call queued before a stop is dropped when its
 /// turn comes. `drain()` waits for the queued calls, which holds a fast producer back.
+///
+/// The protocol is held weakly: it holds this output, and URLSession holds it for as long as the request runs.
 final class ProtocolOutput: @unchecked Sendable {
-    // @unchecked: the URLProtocol and the flags are only touched while `lock` is held.
-    private let lock = NSRecursiveLock()
-    private let urlProtocol: URLProtocol
+    // @unchecked: the flags are only touched while `lock` is held; the client is called outside it, on the work
+    // queue (or inline, on the thread that runs `startLoading`), where `stopLoading` runs too.
+    private let lock = NSLock()
+    private weak var urlProtocol: URLProtocol?
     /// The thread serving inside `startLoading`, whose calls need no hop.
     private var inlineThread: pthread_t?
-    /// The session's work queue, once looked up; `.some(nil)` when it cannot be found.
-    private var workQueue: DispatchQueue??
+    /// The session's work queue, looked up once when the output is made (inside `startLoading`, on that queue).
+    private let workQueue: DispatchQueue?
     /// Whether the request still takes calls: cleared by `finish`, `fail` and `close`.
     private var open = true
     /// Whether the protocol was stopped: queued calls are dropped.
     private var stopped = false
-    private var receivedResponse = false
-    private var finishedNormally = false
+    private var deliveredResponse = false
+    /// Runs once the finish has reached the client: the stub's `onDelivered`.
+    private var onFinished: (@Sendable () -> Void)?
 
     /// An output for `protocol`; `queue` stands in for the session's work queue (tests), which is otherwise found
     /// on the protocol's task.
     init(protocol: URLProtocol, queue: DispatchQueue? = nil) {
         urlProtocol = `protocol`
-        if let queue { workQueue = .some(queue) }
+        workQueue = queue ?? Self.workQueue(of: `protocol`.task)
+        if workQueue == nil, `protocol`.task != nil {
+            StubServer.log.error("no work queue found on the URLSession task: stub calls will not hop to it")
+        }
     }
+
+    /// Whether the session's work queue was found, so that calls from serving tasks hop to it.
+    var hopsToWorkQueue: Bool { workQueue != nil }
 
     /// Runs `body`, the synchronous part of serving, with this thread's calls going to the client directly.
     func servingInline<Value>(_ body: () -> Value) -> Value {
@@ -104,15 +142,21 @@ final class ProtocolOutput: @unchecked Sendable {
     /// Whether the request has not ended yet.
     var isOpen: Bool { locked { open } }
 
-    /// Whether a response was handed over.
-    var hasResponse: Bool { locked { receivedResponse } }
+    /// Whether a response reached the client.
+    var hasResponse: Bool { locked { deliveredResponse } }
 
-    /// Whether the request ended with its response delivered whole.
-    var didFinish: Bool { locked { finishedNormally } }
+    /// Sets what runs once the finish of this request has reached the client, and only then (on URLSession's work
+    /// queue, so it must not block).
+    func whenFinished(_ body: @escaping @Sendable () -> Void) {
+        locked { onFinished = body }
+    }
 
     func receive(_ response: HTTPURLResponse) {
-        perform(marking: { $0.receivedResponse = true }) { client, urlProtocol in
+        perform { client, urlProtocol in
             client.urlProtocol(urlProtocol, didReceive: response, cacheStoragePolicy: .notAllowed)
+        } delivered: { output in
+            output.deliveredResponse = true
+            return nil
         }
     }
 
@@ -121,8 +165,12 @@ final class ProtocolOutput: @unchecked Sendable {
     }
 
     func finish() {
-        perform(closing: true, marking: { $0.finishedNormally = true }) { client, urlProtocol in
+        perform(closing: true) { client, urlProtocol in
             client.urlProtocolDidFinishLoading(urlProtocol)
+        } delivered: { output in
+            let onFinished = output.onFinished
+            output.onFinished = nil
+            return onFinished
         }
     }
 
@@ -135,6 +183,7 @@ final class ProtocolOutput: @unchecked Sendable {
         locked {
             open = false
             stopped = true
+            onFinished = nil
         }
     }
 
@@ -147,14 +196,12 @@ final class ProtocolOutput: @unchecked Sendable {
     /// The queue calls from this thread hop to, or `nil` to call directly. Called under the lock.
     private func hopQueue() -> DispatchQueue? {
         if let inlineThread, pthread_equal(inlineThread, pthread_self()) != 0 { return nil }
-        if let workQueue { return workQueue }
-        let found = Self.workQueue(of: urlProtocol.task)
-        workQueue = .some(found)
-        return found
+        return workQueue
     }
 
     /// The session's work queue, found by reflection on the task: a URLProtocol has no public handle to it. `nil`
-    /// where it cannot be found (another Foundation), and the client is then called directly.
+    /// where it cannot be found (another Foundation), and the client is then called directly. Read inside
+    /// `startLoading`, on that queue, where the task's fields are not changing.
     private static func workQueue(of task: URLSessionTask?) -> DispatchQueue? {
         #if canImport(FoundationNetworking)
             var mirror = task.map { Mirror(reflecting: $0) }
@@ -174,25 +221,34 @@ final class ProtocolOutput: @unchecked Sendable {
         return body()
     }
 
+    /// Queues `call` unless the gate is closed; `delivered` runs under the lock once the call is about to reach
+    /// the client, and what it returns runs after the call.
     private func perform(
-        closing: Bool = false, marking mark: ((ProtocolOutput) -> Void)? = nil,
-        _ call: @escaping @Sendable (any URLProtocolClient, URLProtocol) -> Void
+        closing: Bool = false, _ call: @escaping @Sendable (any URLProtocolClient, URLProtocol) -> Void,
+        delivered: (@Sendable (ProtocolOutput) -> (@Sendable () -> Void)?)? = nil
     ) {
         let (accepted, queue) = locked { () -> (Bool, DispatchQueue?) in
             guard open else { return (false, nil) }
             if closing { open = false }
-            mark?(self)
             return (true, hopQueue())
         }
         guard accepted else { return }
-        guard let queue else { return deliver(call) }
-        queue.async { self.deliver(call) }
+        guard let queue else { return deliver(call, delivered) }
+        queue.async { self.deliver(call, delivered) }
     }
 
-    private func deliver(_ call: (any URLProtocolClient, URLProtocol) -> Void) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !stopped, let client = urlProtocol.client else { return }
+    /// Calls the client outside the lock: a client call may stop the protocol on this thread, and a slow one
+    /// (NAL's session holding a producer back) must not keep `isOpen` and the serving tasks waiting.
+    private func deliver(
+        _ call: (any URLProtocolClient, URLProtocol) -> Void,
+        _ delivered: ((ProtocolOutput) -> (@Sendable () -> Void)?)?
+    ) {
+        let (target, after) = locked { () -> ((any URLProtocolClient, URLProtocol)?, (@Sendable () -> Void)?) in
+            guard !stopped, let urlProtocol, let client = urlProtocol.client else { return (nil, nil) }
+            return ((client, urlProtocol), delivered?(self))
+        }
+        guard let (client, urlProtocol) = target else { return }
         call(client, urlProtocol)
+        after?()
     }
 }

@@ -41,8 +41,10 @@ extension StubServer {
                 exchange.request = next
             case .deliver(let http):
                 journal(response, for: found.number)
+                if let onDelivered = response.onDelivered {
+                    output.whenFinished { [recorded = found.recorded] in onDelivered(recorded) }
+                }
                 deliverAtOnce(StubPlayback(response: response), http, output)
-                if output.didFinish { response.onDelivered?(found.recorded) }
                 return nil
             case .fail(let error):
                 output.fail(error)
@@ -129,8 +131,10 @@ extension StubServer {
                 answer = nextAnswer
             case .deliver(let http):
                 journal(response, for: found.number)
+                if let onDelivered = response.onDelivered {
+                    output.whenFinished { [recorded = found.recorded] in onDelivered(recorded) }
+                }
                 await deliver(playback, http, chunked: exchange.fromNAL, output)
-                if output.didFinish { response.onDelivered?(found.recorded) }
                 return
             case .fail(let error):
                 output.fail(error)

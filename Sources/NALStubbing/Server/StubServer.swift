@@ -69,7 +69,15 @@ public final class StubServer: Sendable {
     let recorder: Cassette?
     let state: Locked<State>
     /// The slot of `install()`, and those of the configurations this server made.
-    private let slots: Locked<(installed: ProtocolSlot?, configured: [ProtocolSlot])>
+    private let slots: Locked<Slots>
+
+    private struct Slots: @unchecked Sendable {
+        // @unchecked: URLSessionConfiguration is not Sendable; `shared` is only stored and handed out here.
+        var installed: ProtocolSlot?
+        var configured: [ProtocolSlot] = []
+        /// `sessionConfiguration`, once read.
+        var shared: URLSessionConfiguration?
+    }
     static var log: Logger { Logger(nal: .stubbing) }
 
     /// The default `journalCapacity`: 1,000 requests.
@@ -96,11 +104,11 @@ public final class StubServer: Sendable {
         self.journalCapacity = max(0, journalCapacity)
         self.journaledBodyLimit = max(0, journaledBodyLimit)
         state = Locked(State(journal: StubJournal(capacity: journalCapacity, bodyLimit: journaledBodyLimit)))
-        slots = Locked((nil, []))
+        slots = Locked(Slots())
     }
 
     deinit {
-        let (installed, configured) = slots.withLock { $0 }
+        let (installed, configured) = slots.withLock { ($0.installed, $0.configured) }
         if let installed {
             URLProtocol.unregisterClass(installed.protocolClass)
             installed.release()
@@ -111,16 +119,35 @@ public final class StubServer: Sendable {
     /// A server for Mocker's way of working: `StubServer.shared.install()`.
     public static let shared = StubServer()
 
-    /// A new ephemeral configuration whose sessions are answered by this server. Change it as you like before you
-    /// make a session from it (its timeouts and cookie settings are honoured); keep this server's protocol first in
-    /// `protocolClasses`.
+    /// This server's ephemeral configuration, the same object on every read, whose sessions are answered by this
+    /// server. Change it as you like before you make a session from it (its timeouts and cookie settings are
+    /// honoured, read as each request arrives, so do not change it while its sessions run); keep this server's
+    /// protocol first in `protocolClasses`. For sessions with other settings, use `makeSessionConfiguration()`.
     public var sessionConfiguration: URLSessionConfiguration {
+        slots.withLock { slots in
+            if let configuration = slots.shared { return configuration }
+            let configuration = makeSessionConfiguration(appendingTo: &slots.configured)
+            slots.shared = configuration
+            return configuration
+        }
+    }
+
+    /// A new ephemeral configuration whose sessions are answered by this server, with its own settings: each call
+    /// makes another.
+    public func makeSessionConfiguration() -> URLSessionConfiguration {
+        slots.withLock { makeSessionConfiguration(appendingTo: &$0.configured) }
+    }
+
+    private func makeSessionConfiguration(appendingTo configured: inout [ProtocolSlot]) -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
         let slot = ProtocolSlot(for: self, configuration: configuration)
-        slots.withLock { $0.configured.append(slot) }
+        configured.append(slot)
         configuration.protocolClasses = [slot.protocolClass] + (configuration.protocolClasses ?? [])
         return configuration
     }
+
+    /// The slots of this server's configurations, newest last (tests count their protocols).
+    var configuredSlotIndices: [Int] { slots.withLock { $0.configured.map(\.index) } }
 
     /// Registers this server with `URLProtocol.registerClass`, as Mocker does.
     ///
