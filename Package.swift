@@ -39,6 +39,16 @@ let package = Package(
             path: "Benchmarks/nal-bench",
             swiftSettings: strictSettings
         ),
+        // Fuzz targets: the properties of every parser of untrusted text, run by libFuzzer (scripts/fuzz.sh) and
+        // replayed on their corpora by NALFuzzTests.
+        .target(
+            name: "NALFuzzTargets",
+            dependencies: ["NALCore", "NALMiddleware", "NALStubbing", "NALCommandLine", "NALSupport"],
+            path: "Fuzz/Targets", swiftSettings: strictSettings),
+        .target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"),
+        .executableTarget(
+            name: "nal-fuzz", dependencies: ["NALFuzzTargets", "CFuzzerDriver"], path: "Fuzz/nal-fuzz",
+            swiftSettings: strictSettings),
         // Helpers shared by the test targets, which all run in one process.
         .target(
             name: "NALTestSupport", dependencies: ["NALCore", "NALLogging"], path: "Tests/NALTestSupport",
@@ -58,6 +68,8 @@ let package = Package(
             // Read from the source tree by path (#filePath), as fixtures are; not bundled.
             exclude: ["Fixtures"],
             swiftSettings: strictSettings),
+        .testTarget(
+            name: "NALFuzzTests", dependencies: ["NALFuzzTargets", "NALSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "NALCLITests", dependencies: ["nal-cli", "nal-bench"], exclude: ["Golden"],
             swiftSettings: strictSettings),

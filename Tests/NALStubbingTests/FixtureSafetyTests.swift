@@ -1,9 +1,10 @@
 import Foundation
 import NALCore
 import NALLogging
-import NALStubbing
 import NALTestSupport
 import Testing
+
+@testable import NALStubbing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -102,6 +103,18 @@ struct FixtureSafetyTests {
         } catch {
             #expect(error.line == 4 && error.message.contains("CR"))
         }
+    }
+
+    @Test("a .tail header repeated in another letter case joins the first, so ;base64 is read the same every time")
+    func tailRepeatedHeaders() throws {
+        let text = "GET\n/x\n200\nContent-TYPE: image/png\ncontent-type: text/plain;base64\nX-A: 1\nx-a: 2\n\nb2s="
+        let tail = try TailFile(Data(text.utf8), file: URL(fileURLWithPath: "/f.tail"), placeholders: [:])
+        #expect(tail.response.headers == ["Content-TYPE": "image/png, text/plain", "X-A": "1, 2"])
+        guard case .data(let body) = tail.response.body else { return #expect(Bool(false), "not a data body") }
+        #expect(body == Data("ok".utf8))
+        let again = try TailFile(tail.contents, file: URL(fileURLWithPath: "/f.tail"), placeholders: [:])
+        guard case .data(let bodyAgain) = again.response.body else { return #expect(Bool(false), "not a data body") }
+        #expect(again.response.headers == tail.response.headers && bodyAgain == body)
     }
 
     @Test("HAR files with numbers out of range or bytes that are not UTF-8 say so, at their line")

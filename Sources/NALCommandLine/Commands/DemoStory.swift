@@ -68,7 +68,7 @@ struct DemoStory {
                     let response = try await client.request(story.target(.repositories(page: page)))
                     let echo = try response.decode(DemoModels.Echo.self)
                     pages.append(echo.args["page"] ?? "?")
-                    guard response.headers["Link"]?.contains(#"rel="next""#) == true else { break }
+                    guard response.link("next") != nil else { break }
                 }
                 return "read pages \(pages.joined(separator: ", ")), following Link: rel=\"next\" until it ended"
             },

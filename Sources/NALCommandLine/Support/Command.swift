@@ -73,7 +73,9 @@ package enum KeyValueArgument {
         return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
     }
 
-    package static func parse(_ argument: String, option: String) throws(UsageError) -> (key: String, value: ParameterValue) {
+    package static func parse(
+        _ argument: String, option: String
+    ) throws(UsageError) -> (key: String, value: ParameterValue) {
         let (name, raw) = try split(argument, option: option)
         guard name.hasSuffix(":") else { return (name, .string(raw)) }
         var key = name

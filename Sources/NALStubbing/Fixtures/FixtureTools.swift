@@ -69,22 +69,13 @@ package enum FixtureTools {
                         + "that failed in the browser, has no response to replay")
                 continue
             }
-            var headers = HARReader.replayedHeaders(entry.responseHeaders)
-            var body = entry.responseBody
-            if String(data: body, encoding: .utf8) == nil || body.firstRange(of: Data("{{".utf8)) != nil {
-                let typeKey =
-                    headers.headerKey("Content-Type") ?? "Content-Type"
-                headers[typeKey] = (headers[typeKey] ?? "application/octet-stream") + ";base64"
-                body = Data(body.base64EncodedString(options: .lineLength76Characters).utf8)
-            }
-            var text = "\(escaped(entry.method))\n"
-            text += "^\(escaped(entry.url.absoluteString))$\n"
-            text += "\(entry.status)\n"
-            for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\n" }
-            text += "\n"
+            let contents = TailFile.contents(
+                methodPattern: escaped(entry.method), urlPattern: "^\(escaped(entry.url.absoluteString))$",
+                status: entry.status, headers: HARReader.replayedHeaders(entry.responseHeaders),
+                body: entry.responseBody)
             let file = directory.appendingPathComponent(tailName(index, entry))
             do {
-                try (Data(text.utf8) + body).write(to: file, options: .atomic)
+                try contents.write(to: file, options: .atomic)
             } catch {
                 throw FixtureError(file: file, message: "cannot be written: \(error.localizedDescription)")
             }

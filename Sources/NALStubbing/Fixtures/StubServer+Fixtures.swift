@@ -55,7 +55,11 @@ extension StubServer {
     /// - Throws: `FixtureError` with the line and column of broken JSON, or the entry that cannot be used.
     @discardableResult
     public func loadHAR(from file: URL, matchingBody: Bool = false) throws(FixtureError) -> [StubHandle] {
-        let data = try FixtureError.contents(of: file)
+        try loadHAR(try FixtureError.contents(of: file), file: file, matchingBody: matchingBody)
+    }
+
+    /// Serves the entries of HAR bytes read from `file`.
+    func loadHAR(_ data: Data, file: URL, matchingBody: Bool) throws(FixtureError) -> [StubHandle] {
         var order: [HARStubKey] = []
         var responses: [HARStubKey: [StubResponse]] = [:]
         var firstIndex: [HARStubKey: Int] = [:]

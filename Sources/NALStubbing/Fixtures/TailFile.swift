@@ -15,7 +15,8 @@ import NALSupport
 ///
 /// Line 4 may also be a bare content type, as in objc-mocktail's original format (`application/json`, then a blank
 /// line). Both patterns match in any letter case, as objc-mocktail and OHHTTPStubs match them. A `Content-Type`
-/// that ends in `;base64` marks a base64 body, decoded here, once. Unlike Mocktail, CRLF files, header values with
+/// that ends in `;base64` marks a base64 body, decoded here, once. A header repeated (in any letter case) joins the
+/// first with `, `, as HTTP combines repeated fields. Unlike Mocktail, CRLF files, header values with
 /// `:` and placeholders that nothing fills (an error, not a silent `{{x}}`) are handled.
 struct TailFile: Sendable {
     let file: URL
@@ -65,7 +66,9 @@ struct TailFile: Sendable {
         while let line = lines.next(), !line.text.isEmpty {
             guard let colon = line.text.firstIndex(of: ":") else {
                 // objc-mocktail's original format: line 4 is the content type alone.
-                if line.number == 4, line.text.contains("/"), !line.text.contains(where: \.isWhitespace) {
+                if line.number == 4, line.text.contains("/"), !line.text.contains(where: \.isWhitespace),
+                    HTTPToken.problem(inValue: line.text) == nil
+                {
                     headers["Content-Type"] = line.text
                     continue
                 }
@@ -79,7 +82,12 @@ struct TailFile: Sendable {
             if let problem = HTTPToken.problem(inValue: value) {
                 throw fail(line.number, "the value of header '\(name)' \(problem)")
             }
-            headers[name] = value
+            // A repeated field joins the first, as HTTP combines them (RFC 9110 §5.3), whatever its letter case.
+            if let key = headers.headerKey(name), let first = headers[key] {
+                headers[key] = first + ", " + value
+            } else {
+                headers[name] = value
+            }
         }
         var body = lines.rest
         let bodyLine = lines.lineNumber + 1

@@ -128,11 +128,18 @@ struct JSONSyntax {
                 }
                 index += 1
                 if escaped == UInt8(ascii: "u") {
-                    for _ in 0..<4 {
-                        guard let hex = current, Self.isHexDigit(hex) else {
-                            throw problem("expected four hex digits after \\u")
+                    let unit = try hexQuad()
+                    if (0xDC00...0xDFFF).contains(unit) {
+                        throw problem("a UTF-16 low surrogate (\\u) without its high one")
+                    }
+                    if (0xD800...0xDBFF).contains(unit) {
+                        guard current == UInt8(ascii: "\\"), index + 1 < bytes.count,
+                            bytes[index + 1] == UInt8(ascii: "u")
+                        else { throw problem("a UTF-16 high surrogate (\\u) without its low one") }
+                        index += 2
+                        guard (0xDC00...0xDFFF).contains(try hexQuad()) else {
+                            throw problem("a UTF-16 high surrogate (\\u) without its low one")
                         }
-                        index += 1
                     }
                 }
             case 0..<0x20:
@@ -146,11 +153,22 @@ struct JSONSyntax {
         throw problem("the text ends inside a string")
     }
 
+    /// Four hex digits after `\u`, as a number.
+    private mutating func hexQuad() throws(Problem) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard let hex = current, Self.isHexDigit(hex) else { throw problem("expected four hex digits after \\u") }
+            value = value << 4 | UInt32(hex <= 0x39 ? hex - 0x30 : (hex | 0x20) - 0x61 + 10)
+            index += 1
+        }
+        return value
+    }
+
     /// One multi-byte UTF-8 character: a lead byte and its continuation bytes, no overlong or surrogate form.
     private mutating func utf8Sequence() throws(Problem) {
         let lead = bytes[index]
         let length: Int
-        var minimum: UInt32
+        let minimum: UInt32
         switch lead {
         case 0xC2...0xDF: (length, minimum) = (2, 0x80)
         case 0xE0...0xEF: (length, minimum) = (3, 0x800)
@@ -164,8 +182,7 @@ struct JSONSyntax {
             }
             value = value << 6 | UInt32(bytes[index + offset] & 0x3F)
         }
-        minimum = value < minimum ? 0 : minimum
-        guard minimum > 0, value <= 0x10FFFF, !(0xD800...0xDFFF).contains(value) else {
+        guard value >= minimum, value <= 0x10FFFF, !(0xD800...0xDFFF).contains(value) else {
             throw problem("the bytes at this point are not valid UTF-8; save the file as UTF-8")
         }
         index += length

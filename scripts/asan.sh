@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The test suite under AddressSanitizer (out-of-bounds reads and writes, use after free, leaks of C allocations),
+# in a build folder of its own. Starts the local httpbin and fault server as scripts/test.sh does.
+#
+#   scripts/asan.sh [FILTER]    the whole suite but the command-line tests, or the tests FILTER matches
+#
+# Exits non-zero when a test fails or AddressSanitizer reports anything.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+FILTER=${1:-}
+source scripts/lib/servers.sh
+trap stop_servers EXIT
+[[ -n "${NAL_HTTPBIN_URL:-}" ]] || start_httpbin || echo "warning: httpbin is not available; its tests are skipped" >&2
+[[ -n "${NAL_FAULT_URL:-}" ]] || start_fault_server || echo "warning: no fault server; its tests are skipped" >&2
+
+echo "== build (debug, AddressSanitizer)"
+swift build --build-tests --sanitize=address --scratch-path .build-asan > .build-asan.log 2>&1 \
+    || { tail -30 .build-asan.log; exit 1; }
+echo "== tests under AddressSanitizer"
+filter=(--skip NALCLITests)
+[[ -n "$FILTER" ]] && filter=(--filter "$FILTER")
+# Swift's runtime keeps some allocations until exit on purpose; leak reports are about C code, which NAL does not
+# have outside the benchmarks, so leak detection stays off.
+ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 swift test --skip-build --sanitize=address --scratch-path .build-asan \
+    "${filter[@]}" 2>&1 | tee .build-asan-test.log
+status=${PIPESTATUS[0]}
+if grep -q "ERROR: AddressSanitizer" .build-asan-test.log; then
+    echo "AddressSanitizer reported errors; see .build-asan-test.log" >&2
+    exit 1
+fi
+exit "$status"

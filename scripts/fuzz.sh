@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of every parser NAL runs on untrusted text, with libFuzzer and AddressSanitizer from the
+# toolchain (no package).
+#
+#   scripts/fuzz.sh                   every target for 30 s
+#   scripts/fuzz.sh TARGET [SECONDS]  one target (see Fuzz/Targets/FuzzTargets.swift), or "all"
+#   NAL_FUZZ_JOBS=N                   run N targets at once (default 1)
+#
+# Each target checks properties, not only "no crash" (a loaded .tail written again loads the same, a form encoded
+# then read gives the same fields, a redacted output never holds the secret...). Seeds come from Fuzz/Corpus/<target>
+# (the real HAR exports, the .tail fixtures, the README's examples); what libFuzzer learns goes to
+# .build-fuzz/corpus/<target>, and a crashing input to .build-fuzz/crashes/. Every crash found becomes a file in
+# Fuzz/Regressions/<target>, which the test suite replays (NALFuzzTests). Prints the executions per target; exits 1
+# when a target crashed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+TARGET=${1:-all}
+SECONDS_EACH=${2:-30}
+SCRATCH=.build-fuzz
+
+echo "== build nal-fuzz (release, -sanitize=fuzzer,address)"
+mkdir -p "$SCRATCH"
+swift build -c release --product nal-fuzz --scratch-path "$SCRATCH" \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld > "$SCRATCH/build.log" 2>&1 \
+    || { tail -30 "$SCRATCH/build.log"; echo "Error: nal-fuzz did not build" >&2; exit 1; }
+FUZZER="$SCRATCH/release/nal-fuzz"
+
+if [[ "$TARGET" == all ]]; then
+    targets=$(ls Fuzz/Corpus)
+else
+    [[ -d "Fuzz/Corpus/$TARGET" ]] || { echo "Error: no target '$TARGET'; targets: $(ls Fuzz/Corpus | tr '\n' ' ')" >&2; exit 64; }
+    targets=$TARGET
+fi
+
+failed=0
+mkdir -p "$SCRATCH/crashes"
+printf '%-22s %14s %10s %s\n' target executions exec/s result
+for target in $targets; do
+    mkdir -p "$SCRATCH/corpus/$target"
+    log="$SCRATCH/$target.log"
+    NAL_FUZZ_TARGET=$target "$FUZZER" -max_total_time="$SECONDS_EACH" -print_final_stats=1 -timeout=10 \
+        -rss_limit_mb=4096 -artifact_prefix="$SCRATCH/crashes/$target-" \
+        "$SCRATCH/corpus/$target" "Fuzz/Corpus/$target" > "$log" 2>&1
+    status=$?
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+    result=ok
+    if (( status != 0 )); then
+        result="CRASH: $(grep -m1 -E 'NAL fuzz target|ERROR: AddressSanitizer|Fatal error|ERROR: libFuzzer' "$log")"
+        failed=1
+    fi
+    printf '%-22s %14s %10s %s\n' "$target" "${runs:-?}" "${rate:-?}" "$result"
+done
+if (( failed )); then
+    echo "Crashing inputs are in $SCRATCH/crashes; logs in $SCRATCH/<target>.log. Reproduce one without libFuzzer:"
+    echo "  swift run nal-fuzz TARGET FILE"
+fi
+exit $failed

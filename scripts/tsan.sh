@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The test suite under ThreadSanitizer (data races), in a build folder of its own. Starts the local httpbin and
+# fault server as scripts/test.sh does.
+#
+#   scripts/tsan.sh [FILTER]    the whole suite but the command-line tests, or the tests FILTER matches
+#
+# Exits non-zero when a test fails or ThreadSanitizer reports anything. CI runs it (.ci/run).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+FILTER=${1:-}
+source scripts/lib/servers.sh
+trap stop_servers EXIT
+[[ -n "${NAL_HTTPBIN_URL:-}" ]] || start_httpbin || echo "warning: httpbin is not available; its tests are skipped" >&2
+[[ -n "${NAL_FAULT_URL:-}" ]] || start_fault_server || echo "warning: no fault server; its tests are skipped" >&2
+
+echo "== build (debug, ThreadSanitizer)"
+swift build --build-tests --sanitize=thread --scratch-path .build-tsan > .build-tsan.log 2>&1 \
+    || { tail -30 .build-tsan.log; exit 1; }
+echo "== tests under ThreadSanitizer"
+filter=(--skip NALCLITests)
+[[ -n "$FILTER" ]] && filter=(--filter "$FILTER")
+# halt_on_error: the first race fails the run, in the test that found it.
+TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
+    "${filter[@]}" 2>&1 | tee .build-tsan-test.log
+status=${PIPESTATUS[0]}
+if grep -q "WARNING: ThreadSanitizer" .build-tsan-test.log; then
+    echo "ThreadSanitizer reported errors; see .build-tsan-test.log" >&2
+    exit 1
+fi
+exit "$status"
