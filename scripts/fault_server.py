@@ -31,7 +31,12 @@ these paths (query parameters in brackets):
                             [digest=1]: answer {"sha256": hex, "etag": ...} of the content instead;
                             [pace_ms=M]: pause M ms after each MiB sent; [key=K] [hold_ms=M]: the first request
                             for K pauses M ms after its first MiB; [bad_range=1]: a 206 whose Content-Range
-                            starts one byte later than asked; [disposition=name]:
+                            starts one byte later than asked; [range_extra=K]: a 206 whose Content-Length and
+                            body are K bytes longer than its Content-Range; [range_total=M]: a 206 whose
+                            Content-Range names M as the total; [unsatisfiable=S]: every range request gets 416
+                            with `bytes */S` (these three also as headers X-Fault-Range-Extra, -Range-Total and
+                            -Unsatisfiable, so that a resumed download keeps its URL); [gzip_range=1]: a 206 that
+                            says Content-Encoding: gzip but is not; [disposition=name]:
                             a Content-Disposition with that file name
   /_journal                 GET: the requests parsed so far as JSON; DELETE: forget them
 
@@ -262,6 +267,12 @@ def source_digest(total, etag):
     return cached
 
 
+def fault_arg(request, name):
+    """A fault asked for in the query (`name`) or in a header (`X-Fault-Name-With-Dashes`)."""
+    header = "X-Fault-" + "-".join(part.capitalize() for part in name.split("_"))
+    return request.arg(name) or request.header(header)
+
+
 def serve_source(sock, request, total):
     """The /source/<N> endpoint: deterministic bytes with ranges, validators and optional cuts."""
     key = request.arg("key")
@@ -284,19 +295,26 @@ def serve_source(sock, request, total):
         if first.isdigit():
             start = int(first)
             end = min(total, int(last) + 1) if last.isdigit() else total
-            if start >= total:
-                respond(sock, 416, b"", headers=[("Content-Range", "bytes */%d" % total)])
+            unsatisfiable = fault_arg(request, "unsatisfiable")
+            if start >= total or unsatisfiable:
+                claimed = int(unsatisfiable or total)
+                respond(sock, 416, b"", headers=[("Content-Range", "bytes */%d" % claimed)])
                 return True
             status = 206
-    headers = [("Content-Type", "application/octet-stream"), ("Content-Length", str(end - start)), ("ETag", etag)]
+    extra = int(fault_arg(request, "range_extra") or 0) if status == 206 else 0
+    headers = [("Content-Type", "application/octet-stream"), ("Content-Length", str(end - start + extra)),
+               ("ETag", etag)]
     if ranges:
         headers.append(("Accept-Ranges", "bytes"))
     if request.arg("disposition"):
         headers.append(("Content-Disposition", "attachment; filename*=UTF-8''" + quote(request.arg("disposition"))))
+    if status == 206 and request.arg("gzip_range") == "1":
+        headers.append(("Content-Encoding", "gzip"))
     if status == 206:
         # [bad_range=1]: a Content-Range that starts one byte after what was asked, as a broken server sends.
         shift = 1 if request.arg("bad_range") == "1" else 0
-        headers.append(("Content-Range", "bytes %d-%d/%d" % (start + shift, end - 1, total)))
+        claimed_total = int(fault_arg(request, "range_total") or total)
+        headers.append(("Content-Range", "bytes %d-%d/%d" % (start + shift, end - 1, claimed_total)))
     stop = end
     cut = request.arg("cut")
     if cut and key and not cut_done and status == 200:
@@ -319,6 +337,8 @@ def serve_source(sock, request, total):
         if hold:
             time.sleep(hold)
             hold = 0
+    if extra:
+        sock.sendall(b"x" * extra)
     return stop == end
 
 

@@ -112,6 +112,24 @@ struct TokenRefreshEdgeTests {
         }
     }
 
+    @Test("resetRefreshCooldown() after a new sign-in lets the next 401 refresh at once")
+    func resetCoolDown() async throws {
+        let refreshes = Locked(0)
+        let auth = AccessTokenMiddleware(
+            token: { _ in "stale" },
+            refresh: {
+                refreshes.withLock { $0 += 1 }
+                throw RefreshDenied()
+            }, refreshCooldown: .seconds(60))
+        let client = Client<AuthorizedEndpoint>(middleware: [auth], transport: TokenServer(validToken: "fresh"))
+        await #expect(throws: NALError.self) { try await client.request(AuthorizedEndpoint()) }
+        await #expect(throws: NALError.self) { try await client.request(AuthorizedEndpoint()) }
+        #expect(refreshes.withLock { $0 } == 1, "cooling down")
+        auth.resetRefreshCooldown()
+        await #expect(throws: NALError.self) { try await client.request(AuthorizedEndpoint()) }
+        #expect(refreshes.withLock { $0 } == 2, "refreshed again after the reset")
+    }
+
     @Test("a request that waited for a failing refresh gets the 401 that started it")
     func waiterGetsTrigger() async throws {
         let started = Locked(false)

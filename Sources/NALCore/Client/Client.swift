@@ -138,8 +138,9 @@ public final class Client<Service: RemoteService>: Sendable {
                 } catch {
                     result = .failure(error)
                 }
-                callbackQueue.async { completion(result) }
-            })
+                if token.claimDelivery() { callbackQueue.async { completion(result) } }
+            },
+            onCancel: { callbackQueue.async { completion(.failure(.cancelled)) } })
         return token
     }
 

@@ -32,6 +32,12 @@ package final class DownloadJob: BodyRouting {
         var acceptsRanges = false
         /// Whether the server answered in a way that another attempt would not change (a wrong range).
         var brokeProtocol = false
+        /// The whole file's size, once a response said it (Content-Length of a 200, the total of a 206).
+        var expectedTotal: Int64?
+        /// The size the file must reach with this response: where its range ends, or its Content-Length.
+        var expectedEnd: Int64?
+        /// The record last written for the file, so that it is not written again unchanged.
+        var record: ResumeRecord?
     }
 
     /// What a download makes of a final response (not a redirect).
@@ -55,12 +61,15 @@ package final class DownloadJob: BodyRouting {
     private let recordDirectory: URL?
     private let state: Locked<State>
 
+    /// How long a download waits for another call that still writes the partial file it would resume (a call just
+    /// cancelled, cleaning up) before it starts a file of its own.
+    static let claimPatience: Duration = .seconds(1)
+
     /// A job for downloading `request` to `destination`. A `.resumable` destination looks for a partial file that
-    /// an earlier call kept, through its record in the destination's directory.
-    package init(_ destination: DownloadDestination, for request: URLRequest) {
-        spec = destination
-        recordKey = (request.url?.absoluteString ?? "") + "\n" + (destination.knownFile?.path ?? "")
-        var initial = State()
+    /// an earlier call kept, through its record in the destination's directory, and claims it (an exclusive lock):
+    /// while another call still writes that file, it waits up to `claimPatience`, then starts a file of its own.
+    package static func make(_ destination: DownloadDestination, for request: URLRequest) async -> DownloadJob {
+        let recordKey = (request.url?.absoluteString ?? "") + "\n" + (destination.knownFile?.path ?? "")
         var directory: URL?
         if destination.options.contains(.resumable), let url = request.url {
             directory =
@@ -69,22 +78,79 @@ package final class DownloadJob: BodyRouting {
                     destination.url(for: $0).deletingLastPathComponent()
                 }
         }
-        if let directory, let record = ResumeRecord.read(for: recordKey, in: directory),
-            URL(fileURLWithPath: record.destination).deletingLastPathComponent().standardizedFileURL.path
-                == directory.standardizedFileURL.path,
-            let writer = try? FileWriter(
-                url: directory.appendingPathComponent(record.partialName), role: .temporaryFile,
-                mode: .appendToOwnFile),
-            writer.identity == (record.device, record.inode), writer.size > 0
-        {
+        var kept: (ResumeRecord, FileWriter)?
+        if let directory {
+            let giveUp = ContinuousClock.now + claimPatience
+            claiming: while true {
+                let claimed = (try? await FileAccess.offThread { claim(recordKey, in: directory) }) ?? .nothing
+                switch claimed {
+                case .claimed(let record, let writer):
+                    kept = (record, writer)
+                    break claiming
+                case .nothing:
+                    break claiming
+                case .busy:
+                    guard ContinuousClock.now < giveUp, (try? await Task.sleep(for: .milliseconds(10))) != nil else {
+                        break claiming
+                    }
+                }
+            }
+        }
+        return DownloadJob(destination, recordKey: recordKey, recordDirectory: directory, kept: kept)
+    }
+
+    private init(
+        _ destination: DownloadDestination, recordKey: String, recordDirectory: URL?, kept: (ResumeRecord, FileWriter)?
+    ) {
+        spec = destination
+        self.recordKey = recordKey
+        self.recordDirectory = recordDirectory
+        var initial = State()
+        if let (record, writer) = kept {
             initial.writer = writer
             initial.destination = URL(fileURLWithPath: record.destination)
             initial.validator = record.validator
             initial.acceptsRanges = true
             initial.requestedOffset = writer.size
+            initial.expectedTotal = record.total
+            initial.record = record
         }
-        recordDirectory = directory
         state = Locked(initial)
+    }
+
+    private enum Claim: Sendable {
+        case claimed(ResumeRecord, FileWriter)
+        /// Another call holds the file.
+        case busy
+        case nothing
+    }
+
+    /// The kept partial file the record for `recordKey` names, opened and locked: only if it is still the same
+    /// regular file of this user, with bytes in it, and the record still names it once the lock is ours (its last
+    /// writer may have finished or thrown it away meanwhile).
+    private static func claim(_ recordKey: String, in directory: URL) -> Claim {
+        guard let record = ResumeRecord.read(for: recordKey, in: directory),
+            URL(fileURLWithPath: record.destination).deletingLastPathComponent().standardizedFileURL.path
+                == directory.standardizedFileURL.path,
+            let writer = try? FileWriter(
+                url: directory.appendingPathComponent(record.partialName), role: .temporaryFile,
+                mode: .appendToOwnFile),
+            writer.identity == (record.device, record.inode)
+        else { return .nothing }
+        guard writer.tryLock() else {
+            writer.abandon()
+            return .busy
+        }
+        // Locked: re-read the record, which the last writer completes (with `changed`) before it lets go.
+        var info = stat()
+        guard let current = ResumeRecord.read(for: recordKey, in: directory), current.partialName == record.partialName,
+            current.changed != nil, current.changed == writer.statusChangeTime, stat(writer.url.path, &info) == 0,
+            (UInt64(info.st_dev), UInt64(info.st_ino)) == writer.identity, writer.size > 0
+        else {
+            writer.abandon()
+            return .nothing
+        }
+        return .claimed(current, writer)
     }
 
     /// The headers that ask for the rest of the file, when the next exchange resumes: `Range` and `If-Range`.
@@ -110,7 +176,12 @@ package final class DownloadJob: BodyRouting {
             if response.statusCode == 206 {
                 let header = response.value(forHTTPHeaderField: "Content-Range")
                 guard state.requestedOffset > 0, let range = header.flatMap(ContentRange.init),
-                    range.start == state.requestedOffset, writer.size == state.requestedOffset
+                    let bounds = range.range, bounds.start == state.requestedOffset,
+                    writer.size == state.requestedOffset,
+                    // A part of another size than the file we are completing, or of a length its own header
+                    // contradicts, would make a file of the wrong size.
+                    range.total == nil || state.expectedTotal == nil || range.total == state.expectedTotal,
+                    length < 0 || encoded == true || length == bounds.end - bounds.start + 1
                 else {
                     // The server will answer the same way again: resuming would only repeat it.
                     state.brokeProtocol = true
@@ -124,18 +195,56 @@ package final class DownloadJob: BodyRouting {
                                 NSURLErrorFailingURLErrorKey: response.url as Any,
                             ]))
                 }
+                if let total = range.total { state.expectedTotal = total }
+                state.expectedEnd = (range.range?.end ?? -1) + 1
+                keepRecord(&state, writer)
                 return .file(alreadyReceived: state.requestedOffset, total: range.total)
             }
             // The whole body: the server ignored the range, or the file changed since. Start again.
             if writer.size > 0 { try destinationError(state) { () throws(NALError) in try writer.truncate() } }
             state.requestedOffset = 0
+            let plain = encoded != true && length >= 0
+            state.expectedTotal = plain ? length : nil
+            state.expectedEnd = plain ? length : nil
+            keepRecord(&state, writer)
             return .file(alreadyReceived: 0, total: length >= 0 ? length : nil)
         }
     }
 
-    package func write(_ data: Data) throws(NALError) {
-        guard let (writer, destination) = state.withLock({ state in state.writer.map { ($0, state.destination) } })
+    /// Writes the resume record as soon as the file can be resumed, while it is being written: a call made while
+    /// this one still cleans up (or after this process died) finds the file, and waits for its lock.
+    private func keepRecord(_ state: inout State, _ writer: FileWriter) {
+        guard let recordDirectory, !state.intoDevice, state.acceptsRanges, let validator = state.validator,
+            let destination = state.destination
         else { return }
+        let record = ResumeRecord(
+            source: recordKey, validator: validator, destination: destination.path,
+            partialName: writer.url.lastPathComponent, device: writer.identity.device,
+            inode: writer.identity.inode, total: state.expectedTotal)
+        guard record != state.record else { return }
+        record.write(in: recordDirectory)
+        state.record = record
+    }
+
+    package func write(_ data: Data) throws(NALError) {
+        let found = try state.withLock { state throws(NALError) -> (FileWriter, URL?)? in
+            guard let writer = state.writer else { return nil }
+            if let end = state.expectedEnd, writer.size + Int64(data.count) > end {
+                // More than the range or length the server announced: a server answering this way again would do
+                // the same, so the download stops here rather than writing a file of the wrong size.
+                state.brokeProtocol = true
+                throw .transport(
+                    URLError(
+                        .cannotParseResponse,
+                        userInfo: [
+                            NSLocalizedDescriptionKey:
+                                "the server sent more bytes than its Content-Range or Content-Length announced "
+                                + "(the file would pass \(end) bytes)"
+                        ]))
+            }
+            return (writer, state.destination)
+        }
+        guard let (writer, destination) = found else { return }
         do {
             try writer.append(data)
         } catch {
@@ -148,7 +257,7 @@ package final class DownloadJob: BodyRouting {
     /// server did not break the protocol.
     package func prepareResume(after error: NALError) -> Bool {
         switch error {
-        case .transport: break
+        case .transport(let urlError) where Self.resumableCodes.contains(urlError.code): break
         case .timedOut(let failure) where failure.limit == .idle: break
         default: return false
         }
@@ -163,20 +272,56 @@ package final class DownloadJob: BodyRouting {
         }
     }
 
+    /// Failures of the connection, which another exchange may not meet; a body that cannot be decoded or parsed
+    /// would fail the same way again.
+    static let resumableCodes: Set<URLError.Code> = [
+        .networkConnectionLost, .timedOut, .cannotConnectToHost, .notConnectedToInternet, .cannotFindHost,
+        .dnsLookupFailed, .secureConnectionFailed, .resourceUnavailable,
+    ]
+
+    /// `conclude(_:)` on a thread of its own: moving a file into place syncs it to disk, which must not hold up
+    /// a Swift concurrency thread.
+    package func concludeOffThread(_ response: HTTPURLResponse) async throws(NALError) -> Conclusion {
+        try await FileAccess.offThread { () throws(NALError) in try self.conclude(response) }
+    }
+
+    /// `abandon()` on a thread of its own, for the same reason.
+    package func abandonOffThread() async {
+        _ = try? await FileAccess.offThread { self.abandon() }
+    }
+
     /// What the final `response` means for the download: a 2xx moves the file into place; a 416 to a range
     /// request completes the download when its `Content-Range: bytes */N` says the kept file is whole, and
     /// otherwise throws the kept file away to start again; anything else leaves no file.
     package func conclude(_ response: HTTPURLResponse) throws(NALError) -> Conclusion {
         if (200..<300).contains(response.statusCode) {
+            let (size, end) = state.withLock { ($0.writer?.size, $0.expectedEnd) }
+            if let size, let end, size != end, !state.withLock({ $0.intoDevice }) {
+                state.withLock { $0.brokeProtocol = true }
+                abandon()
+                throw .transport(
+                    URLError(
+                        .cannotParseResponse,
+                        userInfo: [
+                            NSLocalizedDescriptionKey:
+                                "the body ended at \(size) bytes, not at the \(end) its Content-Range or Content-Length announced",
+                            NSURLErrorFailingURLErrorKey: response.url as Any,
+                        ]))
+            }
             return .downloaded(try finish(), response)
         }
-        let (requested, size) = state.withLock { ($0.requestedOffset, $0.writer?.size) }
+        let (requested, size, expectedTotal) = state.withLock {
+            ($0.requestedOffset, $0.writer?.size, $0.expectedTotal)
+        }
         guard response.statusCode == 416, requested > 0, let size else {
             abandon()
             return .notDownloaded
         }
         let range = response.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init)
-        if let range, range.range == nil, range.total == size, size == requested, let url = response.url {
+        // Complete only when the 416 names our size as the whole, and that is the size the file was known to have.
+        if let range, range.range == nil, range.total == size, size == requested, expectedTotal ?? size == size,
+            let url = response.url
+        {
             let file = try finish()
             var headers: [String: String] = [:]
             for (name, value) in response.allHeaderFields {
@@ -194,44 +339,59 @@ package final class DownloadJob: BodyRouting {
         return .restart
     }
 
-    /// Closes the partial file and moves it into place atomically (a device destination is just closed); returns
-    /// the destination.
+    /// Moves the partial file into place atomically, while it is still open and locked, then closes it (a device
+    /// destination is just closed); returns the destination.
     package func finish() throws(NALError) -> URL {
         let (writer, destination, intoDevice) = state.withLock { ($0.writer, $0.destination, $0.intoDevice) }
         guard let writer, let destination else {
-            throw .file(FileFailure(role: .downloadDestination, problem: .missing, url: URL(fileURLWithPath: "/")))
+            let url = destination ?? spec.knownFile ?? spec.knownDirectory ?? URL(fileURLWithPath: ".")
+            throw .file(FileFailure(role: .downloadDestination, problem: .other("nothing was written to it"), url: url))
         }
+        if intoDevice {
+            do {
+                try writer.close()
+            } catch {
+                throw Self.asDestinationError(error, destination)
+            }
+            return destination
+        }
+        defer { writer.abandon() }
         do {
-            try writer.close(publishing: !intoDevice)
+            try writer.publish()
         } catch {
             throw Self.asDestinationError(error, destination)
         }
-        if intoDevice { return destination }
         try Self.move(writer.url, to: destination, replacing: spec.options.contains(.replaceExistingFile))
         if let recordDirectory { ResumeRecord.remove(for: recordKey, in: recordDirectory) }
         return destination
     }
 
     /// Ends a failed download: removes the partial file, or keeps it with a resume record when the destination is
-    /// `.resumable` and the file can be resumed.
+    /// `.resumable` and the file can be resumed. The record is in place before the file's lock is released, and
+    /// a file thrown away is gone before, so a call waiting for the lock finds things as they are.
     package func abandon() {
-        let (writer, destination, validator, acceptsRanges, intoDevice) = state.withLock {
-            ($0.writer, $0.destination, $0.validator, $0.acceptsRanges, $0.intoDevice)
+        let (writer, destination, validator, acceptsRanges, intoDevice, total) = state.withLock {
+            ($0.writer, $0.destination, $0.validator, $0.acceptsRanges, $0.intoDevice, $0.expectedTotal)
         }
         guard let writer, let destination else { return }
-        if let recordDirectory, !intoDevice, acceptsRanges, let validator, (try? writer.close()) != nil,
-            writer.size > 0
+        if intoDevice {
+            writer.abandon()
+            return
+        }
+        if let recordDirectory, acceptsRanges, let validator, writer.size > 0, (try? writer.flush()) != nil,
+            let changed = writer.statusChangeTime
         {
             ResumeRecord(
                 source: recordKey, validator: validator, destination: destination.path,
                 partialName: writer.url.lastPathComponent, device: writer.identity.device,
-                inode: writer.identity.inode
+                inode: writer.identity.inode, total: total, changed: changed
             ).write(in: recordDirectory)
+            writer.abandon()
             return
         }
-        writer.abandon()
-        if !intoDevice { unlink(writer.url.path) }
         if let recordDirectory { ResumeRecord.remove(for: recordKey, in: recordDirectory) }
+        unlink(writer.url.path)
+        writer.abandon()
     }
 
     /// Throws away a kept partial file and its record, so that the next exchange asks for the whole body.
@@ -242,12 +402,17 @@ package final class DownloadJob: BodyRouting {
                 state.requestedOffset = 0
                 state.validator = nil
                 state.acceptsRanges = false
+                state.expectedTotal = nil
+                state.expectedEnd = nil
+                state.record = nil
             }
             return state.writer
         }
-        writer?.abandon()
-        if let writer { unlink(writer.url.path) }
         if let recordDirectory { ResumeRecord.remove(for: recordKey, in: recordDirectory) }
+        if let writer {
+            unlink(writer.url.path)
+            writer.abandon()
+        }
     }
 
     // MARK: Preparing the destination
@@ -264,16 +429,20 @@ package final class DownloadJob: BodyRouting {
             writer = try destinationError(state) { () throws(NALError) -> FileWriter in
                 try FileWriter(url: Self.partialURL(for: destination), role: .temporaryFile, mode: .createNew)
             }
+            _ = writer.tryLock()
         }
         state.writer = writer
         return writer
     }
 
-    /// `.name.nal-partial-<random>` beside the destination: a name nobody can know in advance.
+    /// `.name.nal-partial-<random>` beside the destination: a name nobody can know in advance, with the
+    /// destination's name shortened when needed so that it fits in the 255 bytes a file name may have.
     static func partialURL(for destination: URL) -> URL {
         let random = (0..<2).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 16) }.joined()
-        return destination.deletingLastPathComponent().appendingPathComponent(
-            ".\(destination.lastPathComponent).nal-partial-\(random)")
+        let suffix = ".nal-partial-\(random)"
+        var name = destination.lastPathComponent
+        while 1 + name.utf8.count + suffix.utf8.count > 255 { name.unicodeScalars.removeLast() }
+        return destination.deletingLastPathComponent().appendingPathComponent(".\(name)\(suffix)")
     }
 
     private enum DestinationKind { case file, device }
@@ -285,8 +454,15 @@ package final class DownloadJob: BodyRouting {
         _ destination: URL, options: DownloadDestination.Options
     ) throws(NALError) -> DestinationKind {
         var info = stat()
-        if stat(destination.path, &info) == 0 {
+        // A symbolic link is followed only when root or this user owns it (`/dev/stdout`, a link of one's own);
+        // anyone else's link is a file to replace, never a way to write elsewhere.
+        var found = lstat(destination.path, &info) == 0
+        if found, info.st_mode & S_IFMT == S_IFLNK, info.st_uid == 0 || info.st_uid == geteuid() {
+            found = stat(destination.path, &info) == 0
+        }
+        if found {
             switch info.st_mode & S_IFMT {
+            case S_IFLNK: break
             case S_IFCHR: return .device
             case S_IFDIR: throw .file(FileFailure(role: .downloadDestination, problem: .isDirectory, url: destination))
             case S_IFREG: break

@@ -193,6 +193,53 @@ package final class FileWriter: Sendable {
         }
     }
 
+    /// Takes the file's exclusive advisory lock (`flock`) without waiting: `false` when another writer holds it.
+    /// Downloads lock their partial files for as long as they write them, so that two calls never resume the same
+    /// file; closing releases the lock.
+    package func tryLock() -> Bool {
+        state.withLock { state in
+            guard state.descriptor >= 0, flock(state.descriptor, LOCK_EX | LOCK_NB) == 0 else { return false }
+            // The last holder may have written since this file was opened.
+            var info = stat()
+            if state.buffer.isEmpty, fstat(state.descriptor, &info) == 0 { state.written = Int64(info.st_size) }
+            return true
+        }
+    }
+
+    /// Writes what is buffered, keeping the file open.
+    package func flush() throws(NALError) {
+        try state.withLock { state throws(NALError) in
+            guard state.descriptor >= 0 else { return }
+            try flush(&state)
+        }
+    }
+
+    /// When the file's inode last changed (`st_ctime`, to the nanosecond): what tells the file NAL wrote from
+    /// another put in its place, which may get the same inode number. Nobody can set it back.
+    package var statusChangeTime: [Int64]? {
+        state.withLock { state -> [Int64]? in
+            var info = stat()
+            guard state.descriptor >= 0, fstat(state.descriptor, &info) == 0 else { return nil }
+            #if canImport(Darwin)
+                return [Int64(info.st_ctimespec.tv_sec), Int64(info.st_ctimespec.tv_nsec)]
+            #else
+                return [Int64(info.st_ctim.tv_sec), Int64(info.st_ctim.tv_nsec)]
+            #endif
+        }
+    }
+
+    /// Writes what is buffered, flushes the file to disk and makes it readable by others (mode 0644), keeping it
+    /// open (and locked) while it is renamed into place.
+    package func publish() throws(NALError) {
+        try state.withLock { state throws(NALError) in
+            guard state.descriptor >= 0 else { return }
+            try flush(&state)
+            guard fchmod(state.descriptor, 0o644) == 0, fsync(state.descriptor) == 0 else {
+                throw FileAccess.failure(role, url, errno: errno, writing: true)
+            }
+        }
+    }
+
     /// Empties the file, to start again from byte 0.
     package func truncate() throws(NALError) {
         try state.withLock { state throws(NALError) in

@@ -12,8 +12,8 @@ import NALSupport
 /// What a kept partial file needs to be resumed, in a small JSON file in the destination's directory whose name
 /// comes from the URL (`.nal-resume-<hash>`), so that it is found before any response has named the destination.
 ///
-/// It names the partial file and its device and inode: a resumed download reopens that file only if it is still
-/// the same regular file, owned by this user; a record or partial file that anyone replaced (with a link, or a file
+/// It names the partial file and its device, inode and status-change time: a resumed download reopens that file only
+/// if it is still the same regular file, owned by this user; a record or partial file that anyone replaced (with a link, or a file
 /// of their own) is ignored, never followed.
 struct ResumeRecord: Codable, Equatable {
     /// The URL downloaded.
@@ -26,6 +26,11 @@ struct ResumeRecord: Codable, Equatable {
     let partialName: String
     let device: UInt64
     let inode: UInt64
+    /// The whole file's size, when a response said it: a 416 that calls a shorter file complete is not believed.
+    var total: Int64?
+    /// The partial file's `st_ctime` (seconds, nanoseconds) when its download stopped; `nil` while a download still
+    /// writes it. A file is resumed only when it matches: another file in its place may reuse the inode number.
+    var changed: [Int64]?
 
     /// The largest record read; anything bigger is not one of NAL's.
     static let maximumSize = 64 * 1024

@@ -15,7 +15,7 @@ extension URLSessionTransport {
         _ request: URLRequest, as original: URLRequest, to destination: DownloadDestination, _ exchange: Exchange,
         started: (date: Date, instant: ContinuousClock.Instant)
     ) async throws(NALError) -> Response {
-        let job = DownloadJob(destination, for: request)
+        let job = await DownloadJob.make(destination, for: request)
         var exchange = exchange
         exchange.routing = job
         var resumes = 0
@@ -25,7 +25,7 @@ extension URLSessionTransport {
             do {
                 let (httpResponse, data) = try await followingRedirects(attempt, upload: nil, exchange)
                 let timing = ResponseTiming(start: started.date, duration: .now - started.instant)
-                switch try job.conclude(httpResponse) {
+                switch try await job.concludeOffThread(httpResponse) {
                 case .downloaded(let file, let response):
                     exchange.progress?.complete()
                     return Response(
@@ -36,7 +36,7 @@ extension URLSessionTransport {
                     resumes += 1
                     continue
                 case .restart:
-                    job.abandon()
+                    await job.abandonOffThread()
                     return Response(request: original, httpResponse: httpResponse, data: data, timing: timing)
                 }
             } catch {
@@ -47,7 +47,7 @@ extension URLSessionTransport {
                     )
                     continue
                 }
-                job.abandon()
+                await job.abandonOffThread()
                 throw error
             }
         }

@@ -62,6 +62,12 @@ public final class AccessTokenMiddleware: Middleware {
         self.needsRefresh = needsRefresh
     }
 
+    /// Ends the cool-down after a failed refresh: call it when the user has signed in again, so that the next 401
+    /// refreshes at once instead of failing until `refreshCooldown` has passed.
+    public func resetRefreshCooldown() {
+        refresher?.resetCooldown()
+    }
+
     /// Adds the token, sends the request, and refreshes and replays it once when the response asks for it.
     public func intercept(
         _ request: URLRequest, context: TransportContext,

@@ -39,6 +39,11 @@ final class TokenRefresher: Sendable {
         self.refresh = refresh
     }
 
+    /// Ends the cool-down of a failed refresh, so that the next request that needs one starts it.
+    func resetCooldown() {
+        state.withLock { $0.failure = nil }
+    }
+
     /// The current generation, after waiting for a refresh that is running. Throws the refresh's `Failure` if it
     /// fails (with the response that asked for it), or `CancellationError` if the caller is cancelled meanwhile.
     func currentGeneration() async throws -> UInt64 {

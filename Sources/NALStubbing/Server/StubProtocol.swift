@@ -47,11 +47,7 @@ final class StubProtocol<Slot: StubSlot>: URLProtocol, StubSessionProtocol {
     override func startLoading() {
         let output = ProtocolOutput(protocol: self)
         serving.withLock { $0.output = output }
-        #if DEBUG
-            if !output.hopsToWorkQueue {
-                StubProtocolCensus.shared.counts.withLock { $0.withoutWorkQueue[Slot.index, default: 0] += 1 }
-            }
-        #endif
+
         guard let (server, configuration) = ProtocolSlot.server(at: Slot.index) else {
             output.fail(
                 URLError(
@@ -64,6 +60,11 @@ final class StubProtocol<Slot: StubSlot>: URLProtocol, StubSessionProtocol {
         }
         // Outside the lock: serving may call back into URLSession, which may stop this protocol on the same thread.
         let task = output.servingInline { server.serve(request, configuration: configuration, to: output) }
+        #if DEBUG
+            if task != nil, output.hopsToWorkQueue != true {
+                StubProtocolCensus.shared.counts.withLock { $0.withoutWorkQueue[Slot.index, default: 0] += 1 }
+            }
+        #endif
         let stoppedMeanwhile = serving.withLock { serving in
             serving.task = task
             return serving.stopped
@@ -109,8 +110,10 @@ final class ProtocolOutput: @unchecked Sendable {
     private weak var urlProtocol: URLProtocol?
     /// The thread serving inside `startLoading`, whose calls need no hop.
     private var inlineThread: pthread_t?
-    /// The session's work queue, looked up once when the output is made (inside `startLoading`, on that queue).
-    private let workQueue: DispatchQueue?
+    /// The session's work queue, looked up on it (inside `startLoading`) before serving goes on in a task: `nil`
+    /// until then, `.some(nil)` when it cannot be found. Answers given at once never need it, nor pay for the
+    /// reflection.
+    private var workQueue: DispatchQueue??
     /// Whether the request still takes calls: cleared by `finish`, `fail` and `close`.
     private var open = true
     /// Whether the protocol was stopped: queued calls are dropped.
@@ -123,14 +126,23 @@ final class ProtocolOutput: @unchecked Sendable {
     /// on the protocol's task.
     init(protocol: URLProtocol, queue: DispatchQueue? = nil) {
         urlProtocol = `protocol`
-        workQueue = queue ?? Self.workQueue(of: `protocol`.task)
-        if workQueue == nil, `protocol`.task != nil {
-            StubServer.log.error("no work queue found on the URLSession task: stub calls will not hop to it")
-        }
+        if let queue { workQueue = .some(queue) }
     }
 
-    /// Whether the session's work queue was found, so that calls from serving tasks hop to it.
-    var hopsToWorkQueue: Bool { workQueue != nil }
+    /// Looks up the session's work queue on the protocol's task. Call it on that queue (inside `startLoading`),
+    /// where the task's fields are not changing, before any call comes from another thread.
+    func findWorkQueue() {
+        let task = locked { workQueue == nil ? urlProtocol?.task : nil }
+        guard let task else { return }
+        let found = Self.workQueue(of: task)
+        if found == nil {
+            StubServer.log.error("no work queue found on the URLSession task: stub calls will not hop to it")
+        }
+        locked { workQueue = .some(found) }
+    }
+
+    /// Whether calls from serving tasks hop to the session's work queue: `nil` before `findWorkQueue()`.
+    var hopsToWorkQueue: Bool? { locked { workQueue.map { $0 != nil } } }
 
     /// Runs `body`, the synchronous part of serving, with this thread's calls going to the client directly.
     func servingInline<Value>(_ body: () -> Value) -> Value {
@@ -196,7 +208,7 @@ final class ProtocolOutput: @unchecked Sendable {
     /// The queue calls from this thread hop to, or `nil` to call directly. Called under the lock.
     private func hopQueue() -> DispatchQueue? {
         if let inlineThread, pthread_equal(inlineThread, pthread_self()) != 0 { return nil }
-        return workQueue
+        return workQueue ?? nil
     }
 
     /// The session's work queue, found by reflection on the task: a URLProtocol has no public handle to it. `nil`

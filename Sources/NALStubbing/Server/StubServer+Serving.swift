@@ -59,6 +59,8 @@ extension StubServer {
     private func later(
         _ exchange: StubExchange, _ output: ProtocolOutput, _ work: @escaping @Sendable () async -> Void
     ) -> Task<Void, Never> {
+        // Still on the session's work queue: the one place to look it up for the task's calls to hop to.
+        output.findWorkQueue()
         guard !exchange.fromNAL else { return Task { await work() } }
         let watchdog = StubWatchdog(
             output, url: exchange.request.url, idle: exchange.settings.idleTimeout(of: exchange.request),

@@ -118,7 +118,9 @@ public final class StubTransport<Service: RemoteService>: Transport {
         let uploadSize = try Self.uploadSize(of: context.kind)
         let progress = context.progressReporter(totalBytesToSend: uploadSize)
         var download: DownloadJob?
-        if case .download(let destination) = context.kind { download = DownloadJob(destination, for: request) }
+        if case .download(let destination) = context.kind {
+            download = await DownloadJob.make(destination, for: request)
+        }
         var current = request
         var redirects = 0
         while true {
@@ -138,7 +140,7 @@ public final class StubTransport<Service: RemoteService>: Transport {
                 (http, body) = try await play(
                     stubbed, for: current, context: context, download: download, progress: progress)
             } catch {
-                download?.abandon()
+                await download?.abandonOffThread()
                 throw error
             }
             if let location = stubbed.redirectLocation, !location.isEmpty,
@@ -158,7 +160,7 @@ public final class StubTransport<Service: RemoteService>: Transport {
                 progress?.complete()
                 return Response(request: request, httpResponse: http, data: body, timing: timing)
             }
-            switch try download.conclude(http) {
+            switch try await download.concludeOffThread(http) {
             case .downloaded(let file, let response):
                 progress?.complete()
                 return Response(request: request, httpResponse: response, data: Data(), timing: timing, fileURL: file)

@@ -44,14 +44,14 @@ struct CallLimitsTests {
         #expect(clock.now - start < Timing.bound(.seconds(1)))
     }
 
-    @Test("cancelling the caller ends the call at once with .cancelled, never with the late answer")
+    @Test("with a total timeout, cancelling the caller ends the call at once with .cancelled, never the late answer")
     func cancellationBeatsAStubbornTransport() async throws {
         let client = Client<TestEndpoint>(transport: StubbornTransport(seconds: 15))
         let clock = ContinuousClock()
         let start = clock.now
         let call = Task { () async -> Result<Response, NALError> in
             do throws(NALError) {
-                return .success(try await client.request(TestEndpoint(validation: .none)))
+                return .success(try await client.request(TestEndpoint(validation: .none, totalTimeout: 60)))
             } catch {
                 return .failure(error)
             }
@@ -64,6 +64,32 @@ struct CallLimitsTests {
             return
         }
         #expect(clock.now - start < Timing.bound(.milliseconds(300)))
+    }
+
+    @Test(
+        "without a total timeout, cancellation is cooperative: a part that ignores it delays .cancelled, never a success"
+    )
+    func cooperativeCancellation() async throws {
+        let transport = StubbornTransport(seconds: 1)
+        let client = Client<TestEndpoint>(transport: transport)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let call = Task { () async -> Result<Response, NALError> in
+            do throws(NALError) {
+                return .success(try await client.request(TestEndpoint(validation: .none)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        call.cancel()
+        let outcome = await call.value
+        guard case .failure(.cancelled) = outcome else {
+            Issue.record("expected .cancelled, got \(outcome)")
+            return
+        }
+        #expect(clock.now - start >= .milliseconds(900), "the call ran in the caller's task, to the transport's end")
+        #expect(transport.sent.withLock { $0 } == 1)
     }
 
     @Test("the completion form's cancel() delivers .cancelled at once")

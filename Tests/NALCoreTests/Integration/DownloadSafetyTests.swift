@@ -38,13 +38,45 @@ struct DownloadSafetyTests {
             } catch {}
         }
         await first.value
-        try await Task.sleep(for: .milliseconds(300))
         let directory = destination.deletingLastPathComponent()
         let name = try #require(
             try FileManager.default.contentsOfDirectory(atPath: directory.path).first {
                 $0.hasPrefix(".\(destination.lastPathComponent).nal-partial-")
             })
-        return directory.appendingPathComponent(name)
+        let partial = directory.appendingPathComponent(name)
+        try await Self.waitUntilUnlocked(partial)
+        return partial
+    }
+
+    /// Records `partial` as it is now in its resume record, as NAL does when a download stops: for tests that
+    /// change a kept file on purpose and want it resumed all the same.
+    static func acceptChanges(to partial: URL) throws {
+        let directory = partial.deletingLastPathComponent()
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        where name.hasPrefix(".nal-resume-") {
+            let file = directory.appendingPathComponent(name)
+            var record = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+            var info = stat()
+            #expect(stat(partial.path, &info) == 0)
+            record["changed"] = [Int64(info.st_ctim.tv_sec), Int64(info.st_ctim.tv_nsec)]
+            try JSONSerialization.data(withJSONObject: record).write(to: file)
+        }
+    }
+
+    /// Waits until no download holds `file`'s lock: the stopped call has finished cleaning up, so a test can
+    /// change the file without racing it.
+    static func waitUntilUnlocked(_ file: URL) async throws {
+        let clock = ContinuousClock()
+        let giveUp = clock.now + Timing.bound(.seconds(2))
+        while clock.now < giveUp {
+            let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { return }
+            let free = flock(descriptor, LOCK_EX | LOCK_NB) == 0
+            close(descriptor)
+            if free { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("\(file.lastPathComponent) is still locked by a stopped download")
     }
 
     /// The whole content of /source/N, downloaded plainly.
@@ -69,6 +101,7 @@ struct DownloadSafetyTests {
         try handle.seekToEnd()
         try handle.write(contentsOf: whole[kept...])
         try handle.close()
+        try Self.acceptChanges(to: partial)
 
         let journalBefore = try await FaultServer.journal(probe: key).count
         let response = try await client.request(
@@ -94,6 +127,7 @@ struct DownloadSafetyTests {
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(count: size))
         try handle.close()
+        try Self.acceptChanges(to: partial)
 
         _ = try await client.request(
             source(size, Self.held(key), to: .file(destination, options: Self.resumable)))
@@ -122,6 +156,26 @@ struct DownloadSafetyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
+    @Test("a resumed part that cannot be decoded is not asked for again and again: one resume, then the error")
+    func undecodableResumeIsNotRetried() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = FaultServer.probe()
+        let destination = directory.appendingPathComponent("gz.bin")
+        do {
+            _ = try await client.request(
+                source(1_000_000, ["key": .string(key), "cut": "0.4", "gzip_range": "1"], to: .file(destination)))
+            Issue.record("a body that cannot be decoded was accepted")
+        } catch {
+            guard case .transport = error else {
+                Issue.record("expected a transport error, got \(error)")
+                return
+            }
+        }
+        #expect(try await FaultServer.journal(probe: key).count == 2, "the cut request and one resume")
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+
     @Test("a symbolic link planted where a partial file would go is never written through")
     func plantedLink() async throws {
         let directory = try TransferFiles.scratchDirectory()
@@ -143,7 +197,7 @@ struct DownloadSafetyTests {
 
     @Test(
         "a kept partial file replaced by a link, a hard link or another user's file is not resumed into",
-        arguments: ["symlink", "hardlink", "foreign", "swapped", "foreign record"])
+        arguments: ["symlink", "hardlink", "foreign", "swapped", "foreign record", "written to"])
     func replacedPartial(kind: String) async throws {
         if kind.hasPrefix("foreign") && geteuid() != 0 { return }
         let directory = try TransferFiles.scratchDirectory()
@@ -161,6 +215,12 @@ struct DownloadSafetyTests {
             try FileManager.default.createSymbolicLink(at: partial, withDestinationURL: victim)
         case "hardlink":
             try FileManager.default.linkItem(at: partial, to: directory.appendingPathComponent("second-name"))
+        case "written to":
+            // The same file, with bytes someone else added: its status-change time tells.
+            let handle = try FileHandle(forWritingTo: partial)
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data("forged".utf8))
+            try handle.close()
         case "swapped":
             // Another regular file of the same size under the same name: not the file NAL wrote.
             let size = try Data(contentsOf: partial).count
@@ -244,12 +304,130 @@ struct DownloadSafetyTests {
             } catch {}
         }
         await first.value
-        try await Task.sleep(for: .milliseconds(300))
+        // No wait: the stopped call may still be cleaning up, and the next one waits for its partial file.
         let response = try await client.request(endpoint)
         let saved = try #require(response.fileURL)
         #expect(saved.lastPathComponent.utf8.count <= 200, "the file system's 255-byte limit, with room for suffixes")
         #expect(name.hasPrefix(saved.lastPathComponent))
         #expect(try await FaultServer.journal(probe: key).last?.header("Range")?.hasPrefix("bytes=") == true)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == [saved.lastPathComponent])
+    }
+
+    @Test("a call made the moment another was stopped resumes its partial file, never starting a second one")
+    func resumeAtOnce() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let size = 3_000_000
+        let whole = try await wholeSource(size: size, in: directory)
+        let destination = directory.appendingPathComponent("again.bin")
+        for round in 0..<3 {
+            let key = FaultServer.probe()
+            let endpoint = source(size, Self.held(key), to: .file(destination, options: Self.resumable))
+            let first = Task { () async -> Void in
+                do {
+                    for try await event in client.transfer(endpoint) {
+                        if case .progress(let progress) = event, progress.bytesReceived > 300_000 { break }
+                    }
+                } catch {}
+            }
+            await first.value
+            _ = try await client.request(endpoint)
+            #expect(try Data(contentsOf: destination) == whole, "round \(round)")
+            #expect(try await FaultServer.journal(probe: key).last?.header("Range")?.hasPrefix("bytes=") == true)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["again.bin"])
+        }
+    }
+
+    @Test("two calls resuming one kept partial file at once: one resumes it, the other waits or starts its own")
+    func concurrentResumes() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let size = 3_000_000
+        let whole = try await wholeSource(size: size, in: directory)
+        let destination = directory.appendingPathComponent("both.bin")
+        let key = FaultServer.probe()
+        _ = try await keepPartial(size: size, key: key, to: destination)
+        let endpoint = source(size, Self.held(key), to: .file(destination, options: Self.resumable))
+        async let first = client.request(endpoint)
+        async let second = client.request(endpoint)
+        let (one, two) = try await (first, second)
+        #expect(one.fileURL != nil && two.fileURL != nil)
+        #expect(try Data(contentsOf: destination) == whole)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["both.bin"])
+    }
+
+    @Test(
+        "a resumed 206 longer than its range, of another total, or a 416 calling a short file whole is not believed",
+        arguments: [["range_extra": "100"], ["range_total": "5000000"], ["unsatisfiable": "0"]])
+    func lyingRanges(lie: [String: String]) async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let size = 3_000_000
+        let whole = try await wholeSource(size: size, in: directory)
+        let destination = directory.appendingPathComponent("lied.bin")
+        let key = FaultServer.probe()
+        let partial = try await keepPartial(size: size, key: key, to: destination)
+        // Asked for in headers, so that the resumed call has the URL the kept file's record names.
+        var headers: [String: String] = [:]
+        for (name, value) in lie {
+            headers["X-Fault-" + name.split(separator: "_").map { $0.capitalized }.joined(separator: "-")] =
+                "\(value)"
+        }
+        if lie["unsatisfiable"] != nil {
+            // The 416 names exactly the kept file's size as the whole: a file shorter than the 200 said.
+            headers["X-Fault-Unsatisfiable"] = String(try Data(contentsOf: partial).count)
+        }
+        var endpoint = source(size, Self.held(key), to: .file(destination, options: Self.resumable))
+        endpoint.headers = headers
+        let before = try await FaultServer.journal(probe: key).count
+        do {
+            let response = try await client.request(endpoint)
+            // Only the 416 may end well: by downloading the whole file again.
+            #expect(lie["unsatisfiable"] != nil, "a lying 206 was accepted")
+            #expect(response.fileURL != nil)
+            #expect(try Data(contentsOf: destination) == whole)
+        } catch {
+            guard case .transport(let urlError)? = error as? NALError else {
+                Issue.record("expected a transport error, got \(error)")
+                return
+            }
+            #expect(urlError.code == .cannotParseResponse)
+            #expect(try await FaultServer.journal(probe: key).count == before + 1, "not resumed again and again")
+            #expect(!FileManager.default.fileExists(atPath: destination.path))
+        }
+    }
+
+    @Test("a destination name of 250 bytes downloads: the partial file's name is shortened to fit")
+    func longDestinationName() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent(String(repeating: "n", count: 246) + ".bin")
+        let response = try await client.request(source(100_000, to: .file(destination)))
+        #expect(response.fileURL?.lastPathComponent == destination.lastPathComponent)
+        #expect(try Data(contentsOf: destination).count == 100_000)
+    }
+
+    @Test(
+        "a link at the destination is followed only when root or this user owns it; anyone else's is replaced",
+        .enabled(if: geteuid() == 0, "needs root to give a link to another user"))
+    func destinationLinks() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let victim = directory.appendingPathComponent("victim.txt")
+        try Data("precious".utf8).write(to: victim)
+        let planted = directory.appendingPathComponent("planted.bin")
+        try FileManager.default.createSymbolicLink(at: planted, withDestinationURL: victim)
+        #expect(lchown(planted.path, 65_534, 65_534) == 0)
+        _ = try await client.request(
+            source(1000, to: .file(planted, options: [.replaceExistingFile])))
+        #expect(try Data(contentsOf: victim) == Data("precious".utf8), "written through someone else's link")
+        var info = stat()
+        #expect(lstat(planted.path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG, "the link was replaced")
+
+        let own = directory.appendingPathComponent("null.bin")
+        try FileManager.default.createSymbolicLink(at: own, withDestinationURL: URL(fileURLWithPath: "/dev/null"))
+        let response = try await client.request(source(1000, to: .file(own)))
+        #expect(response.fileURL == own)
+        #expect(lstat(own.path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK, "this user's link to a device is kept")
     }
 }

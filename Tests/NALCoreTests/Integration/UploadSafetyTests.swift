@@ -21,7 +21,9 @@ struct UploadSafetyTests {
         try TransferFiles.writeFile(file, size: size)
         let digest = try TransferFiles.sha256(of: file)
         let grown = Locked(false)
+        let probe = FaultServer.probe()
         let endpoint = FaultServer.endpoint("sink", method: .put, requestType: .uploadFile(file))
+            .withQuery(["probe": probe, "pace_ms": "5"])
         var sink: FaultServer.Sink?
         for try await event in client.transfer(endpoint) {
             switch event {
@@ -40,7 +42,7 @@ struct UploadSafetyTests {
         #expect(sink?.bytes == size && sink?.sha256 == digest)
         let smuggled = try await FaultServer.journalEntries().filter { $0.target.contains("smuggled") }
         #expect(smuggled.isEmpty, "the extra bytes became a second request")
-        let upload = try #require(try await FaultServer.journalEntries().last { $0.target.hasPrefix("/sink") })
+        let upload = try #require(try await FaultServer.journalEntries().last { $0.target.contains(probe) })
         #expect(upload.header("Content-Length") == String(size))
         #expect(upload.header("Transfer-Encoding") == nil, "one framing header, not two")
     }
