@@ -205,6 +205,37 @@ struct StubServerSafetyTests {
         #expect(!names.contains("x-nal-transport") && !names.contains("x-nal-upload-file"), "\(names)")
     }
 
+    @Test("nobody but NAL's transport can pass for it: forged markers name no file the server reads")
+    func forgedMarkers() async throws {
+        let secret = FileManager.default.temporaryDirectory.appendingPathComponent("nal-secret-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: secret) }
+        try Data("top secret".utf8).write(to: secret)
+        let server = StubServer()
+        server.stub(.any, response: .string("ok"))
+        // An endpoint cannot set them.
+        let endpoint = TestEndpoint(
+            baseURL: try #require(URL(string: Self.base)), headers: ["x-nal-upload-file": secret.path])
+        do {
+            _ = try await server.client().request(endpoint)
+            Issue.record("an endpoint set a marker header")
+        } catch {
+            guard case .invalidRequest(.reservedHeader(let name)) = error else {
+                Issue.record("expected reservedHeader, got \(error)")
+                return
+            }
+            #expect(name == "x-nal-upload-file")
+        }
+        // A plain URLSession request's markers are removed and ignored.
+        var request = URLRequest(url: try #require(URL(string: Self.base + "/forged")))
+        request.httpMethod = "POST"
+        request.setValue("1", forHTTPHeaderField: "X-NAL-Transport")
+        request.setValue(secret.path, forHTTPHeaderField: "X-NAL-Upload-File")
+        _ = try await URLSession(configuration: server.sessionConfiguration).data(for: request)
+        let journaled = try #require(server.requests.last)
+        #expect(journaled.body.isEmpty, "the stub server read the file a forged header named")
+        #expect(journaled.header("X-NAL-Upload-File") == nil && journaled.header("X-NAL-Transport") == nil)
+    }
+
     @Test(
         "pass-through sends an uploaded file of over 64 MiB whole", .enabled(if: FaultServer.url != nil),
         .enabled(if: TransferFiles.bigTransfersEnabled, TransferFiles.bigTransfersSkipReason))

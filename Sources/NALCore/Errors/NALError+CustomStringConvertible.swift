@@ -104,6 +104,9 @@ extension InvalidRequestReason: CustomStringConvertible {
         case .framingHeader(let name):
             "the header '\(name)' is set by NAL and URLSession from the body and the URL; remove it. A wrong value "
                 + "would let a server read part of the body as a second request (request smuggling)."
+        case .reservedHeader(let name):
+            "the header '\(DisplayText.capped(name))' is NAL's own, between its transport and its stub server; remove "
+                + "it."
         case .duplicateHeader(let name, let otherName):
             "the headers '\(DisplayText.capped(name))' and '\(DisplayText.capped(otherName))' differ only in letter "
                 + "case; header names are case-insensitive, so keep one."

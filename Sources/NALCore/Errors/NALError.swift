@@ -81,6 +81,9 @@ public enum InvalidRequestReason: Sendable, Equatable {
     /// A framing header (`Content-Length`, `Transfer-Encoding`, `Host`, `Connection`, `Upgrade`) was set; NAL and
     /// URLSession own these.
     case framingHeader(name: String)
+    /// A header that NAL's transport keeps for itself (`X-NAL-Transport`, `X-NAL-Upload-File`, between it and NAL's
+    /// stub server) was set.
+    case reservedHeader(name: String)
     /// Two header names differ only in letter case; HTTP header names are case-insensitive.
     case duplicateHeader(name: String, otherName: String)
     /// A timeout is not a finite number of seconds in `0 < value <= RequestOptions.maximumTimeout`.

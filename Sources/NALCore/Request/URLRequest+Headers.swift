@@ -38,6 +38,7 @@ enum HeaderChecks {
     static func check(name: String, value: String) throws(NALError) {
         guard HTTPToken.isValid(name) else { throw .invalidRequest(.invalidHeaderName(name)) }
         if let framing = HTTPToken.framingHeader(name) { throw .invalidRequest(.framingHeader(name: framing)) }
+        if StubSessionSeam.isMarker(name) { throw .invalidRequest(.reservedHeader(name: name)) }
         if let problem = HTTPToken.problem(inValue: value) {
             throw .invalidRequest(.invalidHeaderValue(name: name, problem: problem))
         }

@@ -1,8 +1,11 @@
+import NALSupport
+
 /// The one seam between `URLSessionTransport` and NAL's stub server (NALStubbing's `StubServer`), which is a
 /// URLProtocol inside the transport's session: everything NALCore knows about stubbing is here.
 ///
 /// - Detection: a session whose `protocolClasses` include a `StubSessionSeam.Protocol` is a stub session.
-/// - Marker headers: in a stub session, the transport marks each request with `markerHeader`, so that the stub
+/// - Marker headers: in a stub session, the transport marks each request with `markerHeader` (carrying this
+///   process's random `markerValue`; callers may not set either header), so that the stub
 ///   server knows it talks to NAL's transport (which takes bodies in chunks and follows redirects itself), and names
 ///   the file an upload streams in `uploadFileHeader` (a URLProtocol cannot see upload bodies on Linux, fact 5).
 ///   URLProtocol properties are lost when Linux bridges requests, hence headers. The stub server removes both before
@@ -14,6 +17,17 @@ package enum StubSessionSeam {
     package static let markerHeader = "X-NAL-Transport"
     /// The header that names the file an upload streams, sent only with `markerHeader`.
     package static let uploadFileHeader = "X-NAL-Upload-File"
+    /// The value of `markerHeader`: a random token of this process, so that nobody else (an endpoint's headers, a
+    /// plain URLSession request) can pass for NAL's transport and make the stub server read a file it names.
+    package static let markerValue: String = (0..<2).map { _ in
+        String(UInt64.random(in: 0...UInt64.max), radix: 16)
+    }.joined()
+
+    /// Whether `name` is one of the marker headers, which only NAL's transport may send.
+    package static func isMarker(_ name: String) -> Bool {
+        HTTPToken.equalsIgnoringASCIICase(name, markerHeader)
+            || HTTPToken.equalsIgnoringASCIICase(name, uploadFileHeader)
+    }
 
     /// Whether `classes` include a NAL stubbing protocol.
     package static func includesStubbing(_ classes: [AnyClass]?) -> Bool {

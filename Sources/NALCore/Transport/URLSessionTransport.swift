@@ -89,7 +89,9 @@ public final class URLSessionTransport: Transport {
         // What goes on the wire: the caller's request, plus the stub server's markers for a stub session. The
         // response reports the caller's request, never the markers.
         var sent = request
-        if marksRequestsForStubs { sent.setValue("1", forHTTPHeaderField: StubSessionSeam.markerHeader) }
+        if marksRequestsForStubs {
+            sent.setValue(StubSessionSeam.markerValue, forHTTPHeaderField: StubSessionSeam.markerHeader)
+        }
         let (upload, temporaryFile) = try await uploadBody(for: context.kind, of: &sent)
         defer { if let temporaryFile { try? FileManager.default.removeItem(at: temporaryFile) } }
         if let type = sent.value(forHTTPHeaderField: "Content-Type") {

@@ -35,13 +35,15 @@ struct StubExchange: Sendable {
 
     init(_ original: URLRequest, settings: SessionSettings) {
         var request = original
-        fromNAL = request.value(forHTTPHeaderField: StubSessionSeam.markerHeader) != nil
+        let marker = request.value(forHTTPHeaderField: StubSessionSeam.markerHeader)
+        // Only NAL's transport knows this process's marker; anyone else's markers are removed and ignored.
+        fromNAL = marker == StubSessionSeam.markerValue
         var uploadFile: URL?
         // Only when present: changing a URLRequest copies it whole.
-        if fromNAL {
-            request.setValue(nil, forHTTPHeaderField: StubSessionSeam.markerHeader)
-            if let path = request.value(forHTTPHeaderField: StubSessionSeam.uploadFileHeader) {
-                request.setValue(nil, forHTTPHeaderField: StubSessionSeam.uploadFileHeader)
+        if marker != nil { request.setValue(nil, forHTTPHeaderField: StubSessionSeam.markerHeader) }
+        if let path = request.value(forHTTPHeaderField: StubSessionSeam.uploadFileHeader) {
+            request.setValue(nil, forHTTPHeaderField: StubSessionSeam.uploadFileHeader)
+            if fromNAL {
                 uploadFile = URL(fileURLWithPath: path)
                 request.httpBody = Self.matchableBody(ofFileAt: path)
             }
