@@ -14,18 +14,20 @@ trap stop_servers EXIT
 [[ -n "${NAL_FAULT_URL:-}" ]] || start_fault_server || echo "warning: no fault server; its tests are skipped" >&2
 
 echo "== build (debug, AddressSanitizer)"
-swift build --build-tests --sanitize=address --scratch-path .build-asan > .build-asan.log 2>&1 \
-    || { tail -30 .build-asan.log; exit 1; }
+mkdir -p .build-asan
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-16}
+swift build --build-tests --sanitize=address --scratch-path .build-asan > .build-asan/build.log 2>&1 \
+    || { tail -30 .build-asan/build.log; exit 1; }
 echo "== tests under AddressSanitizer"
 filter=(--skip NALCLITests)
 [[ -n "$FILTER" ]] && filter=(--filter "$FILTER")
 # Swift's runtime keeps some allocations until exit on purpose; leak reports are about C code, which NAL does not
 # have outside the benchmarks, so leak detection stays off.
 ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 swift test --skip-build --sanitize=address --scratch-path .build-asan \
-    "${filter[@]}" 2>&1 | tee .build-asan-test.log
+    "${filter[@]}" 2>&1 | tee .build-asan/test.log
 status=${PIPESTATUS[0]}
-if grep -q "ERROR: AddressSanitizer" .build-asan-test.log; then
-    echo "AddressSanitizer reported errors; see .build-asan-test.log" >&2
+if grep -q "ERROR: AddressSanitizer" .build-asan/test.log; then
+    echo "AddressSanitizer reported errors; see .build-asan/test.log" >&2
     exit 1
 fi
 exit "$status"

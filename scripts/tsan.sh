@@ -14,17 +14,20 @@ trap stop_servers EXIT
 [[ -n "${NAL_FAULT_URL:-}" ]] || start_fault_server || echo "warning: no fault server; its tests are skipped" >&2
 
 echo "== build (debug, ThreadSanitizer)"
-swift build --build-tests --sanitize=thread --scratch-path .build-tsan > .build-tsan.log 2>&1 \
-    || { tail -30 .build-tsan.log; exit 1; }
+mkdir -p .build-tsan
+# As in scripts/test.sh: a bounded number of tests at a time keeps the timing bounds meaningful.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-16}
+swift build --build-tests --sanitize=thread --scratch-path .build-tsan > .build-tsan/build.log 2>&1 \
+    || { tail -30 .build-tsan/build.log; exit 1; }
 echo "== tests under ThreadSanitizer"
 filter=(--skip NALCLITests)
 [[ -n "$FILTER" ]] && filter=(--filter "$FILTER")
 # halt_on_error: the first race fails the run, in the test that found it.
 TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
-    "${filter[@]}" 2>&1 | tee .build-tsan-test.log
+    "${filter[@]}" 2>&1 | tee .build-tsan/test.log
 status=${PIPESTATUS[0]}
-if grep -q "WARNING: ThreadSanitizer" .build-tsan-test.log; then
-    echo "ThreadSanitizer reported errors; see .build-tsan-test.log" >&2
+if grep -q "WARNING: ThreadSanitizer" .build-tsan/test.log; then
+    echo "ThreadSanitizer reported errors; see .build-tsan/test.log" >&2
     exit 1
 fi
 exit "$status"

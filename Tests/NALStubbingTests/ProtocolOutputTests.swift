@@ -100,7 +100,7 @@ struct ProtocolOutputTests {
         let configuration = server.makeSessionConfiguration()
         let slot = try #require(server.configuredSlotIndices.last)
         let session = URLSession(configuration: configuration)
-        for index in 0..<200 {
+        for index in 0..<50 {
             let url = try #require(URL(string: "https://api.example.com/" + (index % 2 == 0 ? "now" : "later")))
             var request = URLRequest(url: url)
             request.httpMethod = "POST"
@@ -114,7 +114,7 @@ struct ProtocolOutputTests {
             if alive <= 1 { break }
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(alive <= 1, "\(alive) of 200 protocols are still alive")
+        #expect(alive <= 1, "\(alive) of 50 protocols are still alive")
         #expect(StubProtocolCensus.shared.counts.withLock { $0.withoutWorkQueue[slot, default: 0] } == 0)
     }
 }

@@ -99,6 +99,53 @@ struct RecordingSafetyTests {
         #expect(text.contains("landed with <redacted>"))
     }
 
+    @Test(".once whose first call fails leaves no cassette, so the next run records instead of failing to replay")
+    func onceAfterAFailure() async throws {
+        struct Failing: Transport {
+            func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
+                throw .transport(URLError(.cannotConnectToHost))
+            }
+        }
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cassette = directory.appendingPathComponent("first.har")
+        let endpoint = TestEndpoint(path: "first")
+        let failing = RecordingTransport(cassette: cassette, mode: .once, wrapping: Failing())
+        await #expect(throws: NALError.self) { try await Client<TestEndpoint>(transport: failing).request(endpoint) }
+        #expect(!FileManager.default.fileExists(atPath: cassette.path), "an empty cassette was left behind")
+        // An empty file (left by an older NAL, or by hand) counts as no cassette too.
+        try Data().write(to: cassette)
+        let recorder = RecordingTransport(
+            cassette: cassette, mode: .once, wrapping: FixedTransport(body: Data(#"{"ok":true}"#.utf8)))
+        #expect(recorder.mode == .recordAll)
+        _ = try await Client<TestEndpoint>(transport: recorder).request(endpoint)
+        let player = RecordingTransport(cassette: cassette, mode: .once, wrapping: OfflineTransport())
+        #expect(try await Client<TestEndpoint>(transport: player).request(endpoint).data == Data(#"{"ok":true}"#.utf8))
+    }
+
+    @Test("two recorders of one file keep every entry; a file another process changed is not overwritten")
+    func sharedCassette() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cassette = directory.appendingPathComponent("shared.har")
+        let first = RecordingTransport(
+            cassette: cassette, mode: .recordAll, wrapping: FixedTransport(body: Data("1".utf8)))
+        let second = RecordingTransport(
+            cassette: cassette, mode: .recordAll, wrapping: FixedTransport(body: Data("2".utf8)))
+        for index in 0..<3 {
+            _ = try await Client<TestEndpoint>(transport: first).request(TestEndpoint(path: "a\(index)"))
+            _ = try await Client<TestEndpoint>(transport: second).request(TestEndpoint(path: "b\(index)"))
+        }
+        let entries = try HARReader.entries(of: Data(contentsOf: cassette), file: cassette)
+        #expect(entries.map(\.url.lastPathComponent).sorted() == ["a0", "a1", "a2", "b0", "b1", "b2"])
+        // Someone else rewrites the file: the next entry is refused, and what they wrote stays.
+        let foreign = HARDocument(log: HARDocument.Log(entries: [])).encoded()
+        try foreign.write(to: cassette)
+        _ = try await Client<TestEndpoint>(transport: first).request(TestEndpoint(path: "late"))
+        #expect(try Data(contentsOf: cassette) == foreign)
+        #expect(first.recordingErrors.last?.message.contains("changed on disk") == true)
+    }
+
     @Test("appending costs the same whatever the cassette's size: what was written is never rewritten")
     func appendOnly() async throws {
         let directory = try TransferFiles.scratchDirectory()

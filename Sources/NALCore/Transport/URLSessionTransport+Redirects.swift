@@ -37,13 +37,24 @@ extension URLSessionTransport {
 
     /// The next request of a redirect chain, or `nil` to return `response`.
     func followUp(to request: URLRequest, after response: HTTPURLResponse) throws(NALError) -> URLRequest? {
-        let next = redirectPolicy.nextRequest(after: response, to: request)
+        var next = redirectPolicy.nextRequest(after: response, to: request)
         CoreLog.request.debug(
             """
             redirect \(response.statusCode) to \(DisplayText.url(response.value(forHTTPHeaderField: "Location") ?? ""), privacy: .public): \
             \(next == nil ? "not followed" : "followed", privacy: .public)
             """)
-        if let next { try Self.checkSendable(next) }
+        guard var checked = next else { return nil }
+        // The stub markers this transport put on the request carry over; a policy cannot add its own.
+        let marker = request.value(forHTTPHeaderField: StubSessionSeam.markerHeader)
+        let uploadFile = request.value(forHTTPHeaderField: StubSessionSeam.uploadFileHeader)
+        checked.setValue(nil, forHTTPHeaderField: StubSessionSeam.markerHeader)
+        checked.setValue(nil, forHTTPHeaderField: StubSessionSeam.uploadFileHeader)
+        try Self.checkSendable(checked)
+        if marker != nil {
+            checked.setValue(StubSessionSeam.markerValue, forHTTPHeaderField: StubSessionSeam.markerHeader)
+        }
+        if let uploadFile { checked.setValue(uploadFile, forHTTPHeaderField: StubSessionSeam.uploadFileHeader) }
+        next = checked
         return next
     }
 }

@@ -13,6 +13,11 @@ import NALLogging
 ///
 /// A crash in the middle of an append can leave the last entry cut short; loading such a cassette fails with the
 /// line and column where it ends.
+///
+/// Recorders of one process that name the same file share one `Cassette` (`shared(file:entries:)`), so their
+/// entries are appended one after the other. Another process writing the same file is noticed (the file is not
+/// the size and inode this cassette left): the entry is then not written, and the failure says why, rather than
+/// overwriting the other's entries.
 final class Cassette: Sendable {
     let file: URL
     private struct State: Sendable {
@@ -22,6 +27,27 @@ final class Cassette: Sendable {
         var trailerOffset: Int64?
         /// Values of cookies the servers set, redacted from every later entry.
         var cookieSecrets: Set<String> = []
+        /// The file's device, inode and size after this cassette's last write.
+        var written: [UInt64]?
+    }
+
+    private struct Weak: @unchecked Sendable {
+        // @unchecked: a weak reference to a Sendable object, read and written under the registry's lock.
+        weak var cassette: Cassette?
+    }
+
+    private static let registry = Locked<[String: Weak]>([:])
+
+    /// The cassette of this process for `file`: the one another recorder already writes, or a new one.
+    static func shared(file: URL, entries: [HARDocument.Entry] = []) -> Cassette {
+        let key = file.standardizedFileURL.path
+        return registry.withLock { registry in
+            if let existing = registry[key]?.cassette { return existing }
+            registry = registry.filter { $0.value.cassette != nil }
+            let cassette = Cassette(file: file, entries: entries)
+            registry[key] = Weak(cassette: cassette)
+            return cassette
+        }
     }
 
     private let state: Locked<State>
@@ -47,11 +73,15 @@ final class Cassette: Sendable {
             throw FixtureError(
                 file: file, message: "cannot create the cassette's directory: \(error.localizedDescription)")
         }
-        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        // A file of our own beside it, removed at once: the cassette itself is created only with its first entry,
+        // so that a first call that fails leaves no empty cassette for the next run to choke on.
+        let probe = file.deletingLastPathComponent().appendingPathComponent(".nal-probe-\(UUID().uuidString)")
+        let descriptor = open(probe.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
             throw FixtureError(file: file, message: "cannot be written: \(String(cString: strerror(errno)))")
         }
         close(descriptor)
+        unlink(probe.path)
     }
 
     /// Records an exchange, redacted, with the cookie values learned from earlier responses and the secrets of the
@@ -112,8 +142,12 @@ final class Cassette: Sendable {
         }
         let (pending, offset) = state.withLock { ($0.pending, $0.trailerOffset) }
         if let offset {
-            try writeAt(offset, Data(",\n".utf8) + encoded + Self.trailer)
-            state.withLock { $0.trailerOffset = offset + 2 + Int64(encoded.count) }
+            let expected = state.withLock { $0.written }
+            let written = try writeAt(offset, Data(",\n".utf8) + encoded + Self.trailer, expecting: expected)
+            state.withLock {
+                $0.trailerOffset = offset + 2 + Int64(encoded.count)
+                $0.written = written
+            }
             return
         }
         var body = Self.header
@@ -131,18 +165,41 @@ final class Cassette: Sendable {
         } catch {
             throw FixtureError(file: file, message: "cannot write the cassette: \(error.localizedDescription)")
         }
+        let written = Self.identity(ofFileAt: file)
         state.withLock { state in
             state.pending = []
             state.trailerOffset = trailerOffset
+            state.written = written
         }
     }
 
-    private func writeAt(_ offset: Int64, _ data: Data) throws(FixtureError) {
+    /// The device, inode and size of the file at `url`.
+    private static func identity(ofFileAt url: URL) -> [UInt64]? {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return nil }
+        return [UInt64(info.st_dev), UInt64(info.st_ino), UInt64(info.st_size)]
+    }
+
+    /// Writes `data` at `offset` under the file's lock, if the file is still the one this cassette left
+    /// (`expected`); returns what it is after.
+    private func writeAt(_ offset: Int64, _ data: Data, expecting expected: [UInt64]?) throws(FixtureError) -> [UInt64]?
+    {
         let descriptor = open(file.path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else {
             throw FixtureError(file: file, message: "cannot write the cassette: \(String(cString: strerror(errno)))")
         }
         defer { close(descriptor) }
+        _ = flock(descriptor, LOCK_EX)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0,
+            expected == nil || expected == [UInt64(info.st_dev), UInt64(info.st_ino), UInt64(info.st_size)]
+        else {
+            throw FixtureError(
+                file: file,
+                message:
+                    "changed on disk since this recorder last wrote it (another process recording into it?); this "
+                    + "entry was not written, so that the other's entries are not overwritten")
+        }
         let failure: Int32? = data.withUnsafeBytes { bytes in
             var written = 0
             while written < bytes.count {
@@ -160,6 +217,8 @@ final class Cassette: Sendable {
         if let failure {
             throw FixtureError(file: file, message: "cannot write the cassette: \(String(cString: strerror(failure)))")
         }
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return [UInt64(info.st_dev), UInt64(info.st_ino), UInt64(info.st_size)]
     }
 
     private static var encoder: JSONEncoder {

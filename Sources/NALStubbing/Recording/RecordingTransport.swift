@@ -87,7 +87,10 @@ public final class RecordingTransport: Transport {
             configuration.httpCookieAcceptPolicy = .never
             wrapped = URLSessionTransport(configuration: configuration)
         }
-        let exists = FileManager.default.fileExists(atPath: cassette.path)
+        // An empty file is a cassette nothing was recorded into yet (a first run that failed): recorded again.
+        let exists =
+            ((try? FileManager.default.attributesOfItem(atPath: cassette.path)[.size]) as? NSNumber)
+            .map { $0.int64Value > 0 } ?? FileManager.default.fileExists(atPath: cassette.path)
         let effective: RecordMode = mode == .once ? (exists ? .replayOnly : .recordAll) : mode
         self.mode = effective
         var table = Replay()
@@ -105,7 +108,7 @@ public final class RecordingTransport: Transport {
         }
         loadError = failure
         replay = Locked(table)
-        store = Cassette(file: cassette, entries: loaded.map(HARDocument.Entry.init))
+        store = Cassette.shared(file: cassette, entries: loaded.map(HARDocument.Entry.init))
     }
 
     /// The cassette's entries as HAR 1.2: what was loaded and what was recorded since.
@@ -121,7 +124,7 @@ public final class RecordingTransport: Transport {
         if let loadError {
             throw .transport(
                 URLError(
-                    .cannotParseResponse,
+                    .cannotOpenFile,
                     userInfo: [NSLocalizedDescriptionKey: "the cassette cannot be used: \(loadError)"]))
         }
         if case .download = context.kind { return try await wrapped.send(request, context: context) }

@@ -100,7 +100,7 @@ public final class StubServer: Sendable {
         journaledBodyLimit: Int = StubServer.defaultJournaledBodyLimit
     ) {
         unmatchedPolicy = unmatched
-        recorder = cassette.map { Cassette(file: $0) }
+        recorder = cassette.map { Cassette.shared(file: $0) }
         self.journalCapacity = max(0, journalCapacity)
         self.journaledBodyLimit = max(0, journaledBodyLimit)
         state = Locked(State(journal: StubJournal(capacity: journalCapacity, bodyLimit: journaledBodyLimit)))
