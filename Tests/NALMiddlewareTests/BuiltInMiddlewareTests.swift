@@ -103,7 +103,7 @@ struct DefaultHeadersMiddlewareTests {
                 of: /nal\/\d+\.\d+\.\d+ \(\w+ \d+\.\d+\.\d+; swift \d\.\d\)/) != nil)
     }
 
-    @Test("httpbin: /headers echoes what the middleware added", .enabled(if: HTTPBin.url != nil))
+    @Test("httpbin: /headers echoes what the middleware added", .enabled(if: HTTPBin.url != nil, HTTPBin.skipReason))
     func againstHTTPBin() async throws {
         struct Headers: Decodable { var headers: [String: String] }
         let client = Client<TestEndpoint>(middleware: [DefaultHeadersMiddleware(acceptLanguage: "de-CH;q=1.0")])
@@ -114,7 +114,9 @@ struct DefaultHeadersMiddlewareTests {
         #expect(echo.headers["Accept-Encoding"] == "gzip, deflate")
     }
 
-    @Test("httpbin: the whole set works together through URLSessionTransport", .enabled(if: HTTPBin.url != nil))
+    @Test(
+        "httpbin: the whole set works together through URLSessionTransport",
+        .enabled(if: HTTPBin.url != nil, HTTPBin.skipReason))
     func togetherAgainstHTTPBin() async throws {
         let url = try #require(HTTPBin.url)
         let events = Locked(0)

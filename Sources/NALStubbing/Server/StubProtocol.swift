@@ -257,6 +257,13 @@ final class ProtocolOutput: @unchecked Sendable {
     ) {
         let (target, after) = locked { () -> ((any URLProtocolClient, URLProtocol)?, (@Sendable () -> Void)?) in
             guard !stopped, let urlProtocol, let client = urlProtocol.client else { return (nil, nil) }
+            // A task being cancelled gets its cancellation error from URLSession, which may already have removed it
+            // from its registry by the time a queued call of ours runs: any call then crashes the process (Linux
+            // fact 25). `cancel()` sets the state on this same queue, so it is either set here or comes after.
+            if let state = urlProtocol.task?.state, state == .canceling || state == .completed {
+                stopped = true
+                return (nil, nil)
+            }
             return ((client, urlProtocol), delivered?(self))
         }
         guard let (client, urlProtocol) = target else { return }
