@@ -29,6 +29,12 @@ package enum CLI {
         """
     }
 
+    /// `main(_:terminal:)` for the `nal-cli` process: SIGINT and SIGTERM cancel the command and clean up before it
+    /// exits (see `Interruption`). Tests call `main` itself, which leaves the signals alone.
+    package static func runAsProcess(_ arguments: [String], terminal: Terminal) async -> Int32 {
+        await Interruption.run { await main(arguments, terminal: terminal) }
+    }
+
     package static func main(_ arguments: [String], terminal: Terminal) async -> Int32 {
         guard let first = arguments.first else {
             terminal.out(help)

@@ -2,4 +2,4 @@ import Foundation
 import NALCommandLine
 
 // The commands live in NALCommandLine, where the tests and the fuzzer reach them too.
-exit(await CLI.main(Array(CommandLine.arguments.dropFirst()), terminal: .current))
+exit(await CLI.runAsProcess(Array(CommandLine.arguments.dropFirst()), terminal: .current))

@@ -34,10 +34,21 @@ struct CLIProcessTests {
 
     /// Runs an executable and collects its output. The waiting happens on dispatch threads: blocking one of Swift's
     /// few cooperative threads on a child process would stall every other test in the process.
-    static func run(executable: String, _ arguments: [String], standardInput: Data? = nil) async throws -> Result {
+    ///
+    /// - Parameters:
+    ///   - environment: variables added to this process's environment.
+    ///   - keepInputOpen: with `standardInput`, leave the pipe open after writing it, as a terminal would.
+    ///   - interrupt: a signal to send after a delay, as a user pressing Ctrl-C would.
+    static func run(
+        executable: String, _ arguments: [String], standardInput: Data? = nil, environment: [String: String] = [:],
+        keepInputOpen: Bool = false, interrupt: (signal: Int32, after: Duration)? = nil
+    ) async throws -> Result {
         let process = Process()
         process.executableURL = try executableURL(executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output
@@ -48,7 +59,15 @@ struct CLIProcessTests {
         if let standardInput {
             DispatchQueue.global().async {
                 input.fileHandleForWriting.write(standardInput)
-                try? input.fileHandleForWriting.close()
+                if !keepInputOpen { try? input.fileHandleForWriting.close() }
+            }
+        }
+        if let interrupt {
+            let milliseconds =
+                Int(interrupt.after.components.seconds * 1000)
+                + Int(interrupt.after.components.attoseconds / 1_000_000_000_000_000)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) {
+                kill(process.processIdentifier, interrupt.signal)
             }
         }
         async let outputData = readToEnd(output)
@@ -60,6 +79,7 @@ struct CLIProcessTests {
                 continuation.resume()
             }
         }
+        if keepInputOpen { try? input.fileHandleForWriting.close() }
         return Result(
             status: process.terminationStatus,
             standardOutput: String(decoding: standardOutput, as: UTF8.self),

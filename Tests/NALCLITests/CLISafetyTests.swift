@@ -36,23 +36,91 @@ struct CLISafetyTests {
         #expect(typo.status == 64 && typo.standardError.contains("is not valid JSON"))
     }
 
+    /// A temporary directory of the test's own, for a child's `TMPDIR`: what the child leaves there is its own.
+    static func privateTemporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "nal-cli-tmp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
     @Test(
-        "--data @- and @/dev/stdin send standard input, streamed, with its length",
+        "--data @- and @/dev/stdin send standard input, read whole first as curl does, with its length; no copy is left",
         .enabled(if: CLIProcessTests.faultServer != nil))
     func standardInput() async throws {
         let fault = try #require(CLIProcessTests.faultServer)
+        let temporary = try Self.privateTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: temporary) }
         let body = Data((0..<300_000).map { UInt8($0 % 253) })
         for source in ["@-", "@/dev/stdin"] {
             let result = try await CLIProcessTests.run(
                 executable: "nal-cli", ["request", "PUT", "\(fault)/sink", "--data", source, "--max-time", "20"],
-                standardInput: body)
+                standardInput: body, environment: ["TMPDIR": temporary.path])
             #expect(result.status == 0, "\(source): \(result.standardError)")
             let sink = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
             #expect(sink?["bytes"] as? Int == body.count, "\(source)")
         }
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())
-            .filter { $0.hasPrefix("nal-stdin-") }
-        #expect(leftovers.isEmpty, "spooled copies are removed")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty, "spooled copies are removed")
+    }
+
+    @Test(
+        "Ctrl-C ends a download with status 130 and no partial file; while reading standard input, with no copy left",
+        .enabled(if: CLIProcessTests.faultServer != nil))
+    func interrupted() async throws {
+        let fault = try #require(CLIProcessTests.faultServer)
+        let directory = try Self.privateTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("big.bin")
+        let download = try await CLIProcessTests.run(
+            executable: "nal-cli", ["request", "GET", "\(fault)/source/50000000?pace_ms=100", "-o", output.path],
+            interrupt: (SIGINT, .milliseconds(800)))
+        #expect(download.status == 130, "\(download.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "a partial file was left")
+
+        let stdin = try await CLIProcessTests.run(
+            executable: "nal-cli", ["request", "PUT", "\(fault)/sink", "--data", "@-"],
+            standardInput: Data(count: 100_000), environment: ["TMPDIR": directory.path], keepInputOpen: true,
+            interrupt: (SIGTERM, .milliseconds(500)))
+        #expect(stdin.status == 143, "\(stdin.standardError)")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "the copy of stdin was left")
+    }
+
+    @Test(
+        "-o - and -o /dev/stdout write the body to standard output as it is",
+        .enabled(if: CLIProcessTests.faultServer != nil))
+    func outputToStandardOutput() async throws {
+        let fault = try #require(CLIProcessTests.faultServer)
+        for output in ["-", "/dev/stdout"] {
+            let result = try await CLIProcessTests.run("request", "GET", "\(fault)/fast", "-o", output)
+            #expect(result.status == 0, "\(output): \(result.standardError)")
+            #expect(result.standardOutput == "fast", "\(output)")
+        }
+    }
+
+    @Test(
+        "a 250-byte -o name downloads: the partial file's name is shortened, not the destination's",
+        .enabled(if: CLIProcessTests.faultServer != nil))
+    func longOutputName() async throws {
+        let fault = try #require(CLIProcessTests.faultServer)
+        let directory = try Self.privateTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent(String(repeating: "o", count: 246) + ".bin")
+        let result = try await CLIProcessTests.run("request", "GET", "\(fault)/source/1000", "-o", output.path)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try Data(contentsOf: output).count == 1000)
+    }
+
+    @Test("--max-time and --timeout take decimal seconds only: hex, exponents, inf and nan are usage errors")
+    func decimalSeconds() async throws {
+        for text in ["0x10", "1e3", "inf", "nan", ".5", "5.", "-1", "0", "1.2.3", "١"] {
+            let result = try await CLIProcessTests.run("request", "GET", "http://127.0.0.1:9/", "--max-time", text)
+            #expect(result.status == 64, "--max-time \(text): \(result.standardError)")
+            #expect(result.standardError.contains("decimal number of seconds"), "--max-time \(text)")
+        }
+        let ok = try await CLIProcessTests.run("request", "GET", "http://127.0.0.1:9/", "--timeout", "0.5", "--curl")
+        #expect(ok.status == 0, "\(ok.standardError)")
     }
 
     @Test("--data @file of a FIFO or device is refused at once with a file error, not read forever")

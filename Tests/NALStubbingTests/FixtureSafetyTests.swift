@@ -117,6 +117,17 @@ struct FixtureSafetyTests {
         #expect(again.response.headers == tail.response.headers && bodyAgain == body)
     }
 
+    @Test("a body whose own type ends in ;base64 is written so that it loads back as it was, type and bytes")
+    func typeEndingInBase64() throws {
+        let contents = TailFile.contents(
+            methodPattern: "GET", urlPattern: "^https://a\\.example\\.com/x$", status: 200,
+            headers: ["Content-Type": "text/plain;base64"], body: Data("hello, not base64 {".utf8))
+        let tail = try TailFile(contents, file: URL(fileURLWithPath: "/x.tail"), placeholders: [:])
+        #expect(tail.response.headers["Content-Type"] == "text/plain;base64")
+        guard case .data(let body) = tail.response.body else { return #expect(Bool(false), "not a data body") }
+        #expect(body == Data("hello, not base64 {".utf8))
+    }
+
     @Test("HAR files with numbers out of range or bytes that are not UTF-8 say so, at their line")
     func preciseMessages() throws {
         let directory = try Self.scratch()

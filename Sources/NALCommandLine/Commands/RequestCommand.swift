@@ -38,7 +38,10 @@ package enum RequestCommand: Command {
         .value("retry", "n", "Retry a failed idempotent request up to n times (0 to 100)."),
         .value("timeout", "seconds", "The idle timeout: fail when nothing moves for this long."),
         .value("max-time", "seconds", "The total timeout for the whole call."),
-        .value("output", short: "o", "file", "Download the body to a file, with a progress bar on a\nterminal."),
+        .value(
+            "output", short: "o", "file",
+            "Download the body to a file, with a progress bar on a\nterminal; '-' (or /dev/stdout) writes it to\nstandard output as it is."
+        ),
         .flag("include", short: "i", "Show the response status and headers."),
         .flag("verbose", short: "v", "Show NAL's logs (secrets redacted) on standard error."),
         .flag("curl", "Print the equivalent curl command and exit."),
@@ -94,7 +97,7 @@ package enum RequestCommand: Command {
         }
         do throws(NALError) {
             let response: Response
-            if arguments.value("output") != nil && terminal.errorIsTTY {
+            if let output = arguments.value("output"), !writesToStandardOutput(output), terminal.errorIsTTY {
                 response = try await downloadWithProgress(client, target, terminal)
             } else {
                 response = try await client.request(target)
@@ -148,7 +151,7 @@ package enum RequestCommand: Command {
         guard bodies.count <= 1 else {
             throw UsageError(message: "--\(bodies[0]) and --\(bodies[1]) cannot be combined: a request has one body")
         }
-        if let output = arguments.value("output") {
+        if let output = arguments.value("output"), !writesToStandardOutput(output) {
             guard bodies.isEmpty else {
                 throw UsageError(message: "--output downloads; it cannot be combined with a body")
             }
@@ -194,10 +197,23 @@ package enum RequestCommand: Command {
         }
     }
 
+    /// Whether `-o` names standard output: `-`, as curl reads it, or `/dev/stdout`, which may be a pipe that a
+    /// download destination refuses.
+    static func writesToStandardOutput(_ output: String) -> Bool {
+        output == "-" || output == "/dev/stdout"
+    }
+
+    /// Seconds written in decimal, as curl takes them (`2`, `0.5`): not hexadecimal, exponents, `inf` or `nan`,
+    /// which `Double(_:)` would also read.
     private static func seconds(_ arguments: ParsedArguments, _ option: String) throws(UsageError) -> TimeInterval? {
         guard let text = arguments.value(option) else { return nil }
-        guard let value = TimeInterval(text), value.isFinite, value > 0 else {
-            throw UsageError(message: "--\(option) takes a number of seconds greater than 0, not '\(text)'")
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let decimal =
+            !text.isEmpty && parts.count <= 2 && !(parts.first?.isEmpty ?? true)
+            && parts.allSatisfy { part in part.allSatisfy { $0.isASCII && $0.isNumber } }
+            && (parts.count == 1 || !parts[1].isEmpty)
+        guard decimal, let value = TimeInterval(text), value.isFinite, value > 0 else {
+            throw UsageError(message: "--\(option) takes a decimal number of seconds greater than 0, not '\(text)'")
         }
         return value
     }
@@ -280,7 +296,9 @@ package enum RequestCommand: Command {
             return
         }
         let type = response.headers["Content-Type"]?.lowercased() ?? ""
-        if terminal.outputIsTTY, type.contains("json"),
+        // `-o -` asks for the bytes as they are.
+        let raw = arguments.value("output").map(writesToStandardOutput) ?? false
+        if !raw, terminal.outputIsTTY, type.contains("json"),
             let object = try? JSONSerialization.jsonObject(with: response.data, options: .fragmentsAllowed),
             let pretty = try? JSONSerialization.data(
                 withJSONObject: object,

@@ -1,4 +1,5 @@
 import Foundation
+import NALLogging
 
 #if canImport(Glibc)
     import Glibc
@@ -8,8 +9,9 @@ import Foundation
     import Darwin
 #endif
 
-/// Standard input as a request body (`--data @-`, as `curl --data-binary @-` reads it): copied to a temporary file
-/// as it arrives, so that the upload has a length to declare and memory stays flat, then removed at exit.
+/// Standard input as a request body (`--data @-`): read to its end before the request starts, as `curl --data-binary
+/// @-` reads it, into a temporary file rather than memory, so that the upload has a length to declare and memory
+/// stays flat. The copy is removed at exit, and when the run is interrupted (SIGINT, SIGTERM).
 enum StandardInput {
     /// Copies standard input to a new temporary file and returns it, reading on a thread of its own: a Swift task
     /// must not block on input that may never come.
@@ -61,18 +63,5 @@ enum StandardInput {
         for file in spooled.withLock({ $0 }) { unlink(file.path) }
     }
 
-    private static let spooled = SpooledFiles()
-}
-
-/// The temporary files of this run, removed at exit.
-final class SpooledFiles: @unchecked Sendable {
-    // @unchecked: `files` is only touched while `lock` is held.
-    private let lock = NSLock()
-    private var files: [URL] = []
-
-    func withLock<Value>(_ body: (inout [URL]) -> Value) -> Value {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&files)
-    }
+    private static let spooled = Locked<[URL]>([])
 }

@@ -1,0 +1,48 @@
+import Dispatch
+import NALLogging
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Ends a run cleanly on SIGINT or SIGTERM, as a user who presses Ctrl-C expects: the command's task is cancelled,
+/// so a download removes its partial file and an upload its temporary file, the copy of standard input is removed,
+/// and the exit status is 128 plus the signal's number, as shells report it. Parts that ignore cancellation get
+/// `patience`; a second signal ends the run at once.
+enum Interruption {
+    static let patience: DispatchTimeInterval = .seconds(2)
+
+    static func run(_ body: @escaping @Sendable () async -> Int32) async -> Int32 {
+        let received = Locked<Int32?>(nil)
+        let work = Task { await body() }
+        let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                let first = received.withLock { received -> Bool in
+                    defer { if received == nil { received = number } }
+                    return received == nil
+                }
+                if !first { leave(number) }
+                work.cancel()
+                DispatchQueue.global().asyncAfter(deadline: .now() + patience) { leave(number) }
+            }
+            source.resume()
+            return source
+        }
+        let status = await work.value
+        for source in sources { source.cancel() }
+        guard let number = received.withLock({ $0 }) else { return status }
+        StandardInput.removeSpooled()
+        return 128 + number
+    }
+
+    private static func leave(_ number: Int32) -> Never {
+        StandardInput.removeSpooled()
+        _exit(128 + number)
+    }
+}
