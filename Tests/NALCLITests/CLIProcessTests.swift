@@ -148,7 +148,7 @@ struct CLIProcessTests {
             ),
             (
                 ["request", "GET", "https://x.test", "--timeout=soon"],
-                "--timeout takes a number of seconds greater than 0, not 'soon'",
+                "--timeout takes a decimal number of seconds greater than 0, not 'soon'",
                 "nal-cli request <method> <url> [<options>]", "nal-cli request --help"
             ),
             (
