@@ -268,6 +268,25 @@ struct StubServerSafetyTests {
     }
 
     @Test(
+        "pass-through follows redirects as NAL does: Authorization never reaches another origin",
+        .enabled(if: HTTPBin.url != nil, HTTPBin.skipReason))
+    func passThroughRedirects() async throws {
+        let base = try #require(HTTPBin.url)
+        let server = StubServer(unmatched: .passThrough)
+        let session = URLSession(configuration: server.sessionConfiguration)
+        for (target, keeps) in [(HTTPBin.otherOrigin + "/headers", false), (base.absoluteString + "/headers", true)] {
+            var components = try #require(URLComponents(string: base.absoluteString + "/redirect-to"))
+            components.queryItems = [URLQueryItem(name: "url", value: target)]
+            var request = URLRequest(url: try #require(components.url))
+            request.setValue("Bearer s3cret-token", forHTTPHeaderField: "Authorization")
+            let (data, response) = try await session.data(for: request)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            let echoed = String(decoding: data, as: UTF8.self)
+            #expect(echoed.contains("s3cret-token") == keeps, "\(target): \(echoed)")
+        }
+    }
+
+    @Test(
         "pass-through sends an uploaded file of over 64 MiB whole",
         .enabled(if: FaultServer.url != nil, FaultServer.skipReason),
         .enabled(if: TransferFiles.bigTransfersEnabled, TransferFiles.bigTransfersSkipReason))

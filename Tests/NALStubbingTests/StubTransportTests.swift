@@ -161,6 +161,31 @@ struct StubTransportTests {
 
 @Suite("StubResponse")
 struct StubResponseTests {
+    @Test("a speed of 0 or a negative truncation set on the properties is clamped: no division by zero, no trap")
+    func clampedProperties() async throws {
+        var slow = StubResponse(body: Data(count: 10))
+        slow.bytesPerSecond = 0
+        #expect(slow.bytesPerSecond == 1)
+        slow.bytesPerSecond = 1_000_000
+        var cut = StubResponse(body: Data(count: 10))
+        cut.truncationPoint = -1
+        #expect(cut.truncationPoint == 0)
+        let server = StubServer()
+        server.stub(.path(TestEndpoint.exampleBase.path + "/slow"), response: slow)
+        server.stub(.path(TestEndpoint.exampleBase.path + "/cut"), response: cut)
+        let client = server.client()
+        #expect(try await client.request(TestEndpoint(path: "slow")).data.count == 10)
+        await #expect(throws: NALError.self) { try await client.request(TestEndpoint(path: "cut")) }
+        let (cutResponse, slowResponse) = (cut, slow)
+        let stubbed = Client<TestEndpoint>(
+            transport: StubTransport<TestEndpoint>(
+                .custom { target in
+                    target.path == "cut" ? cutResponse : slowResponse
+                }))
+        #expect(try await stubbed.request(TestEndpoint(path: "slow")).data.count == 10)
+        await #expect(throws: NALError.self) { try await stubbed.request(TestEndpoint(path: "cut")) }
+    }
+
     @Test("shorthands: JSON with sorted keys, text, a network error, a redirect")
     func shorthands() async throws {
         struct Item: Encodable { var zeta = 1, alpha = "a" }

@@ -308,7 +308,12 @@ package final class DownloadJob: BodyRouting {
                             NSURLErrorFailingURLErrorKey: response.url as Any,
                         ]))
             }
-            return .downloaded(try finish(), response)
+            let file = try finish()
+            // A resumed download reports the whole file it made, not the last part's 206.
+            guard response.statusCode == 206, let url = response.url, let size else {
+                return .downloaded(file, response)
+            }
+            return .downloaded(file, Self.wholeFile(response, url: url, size: size, keepingType: true))
         }
         let (requested, size, expectedTotal) = state.withLock {
             ($0.requestedOffset, $0.writer?.size, $0.expectedTotal)
@@ -323,20 +328,28 @@ package final class DownloadJob: BodyRouting {
             let url = response.url
         {
             let file = try finish()
-            var headers: [String: String] = [:]
-            for (name, value) in response.allHeaderFields {
-                guard let name = name as? String, let value = value as? String,
-                    !["content-range", "content-length", "content-type"].contains(name.lowercased())
-                else { continue }
-                headers[name] = value
-            }
-            headers["Content-Length"] = String(size)
-            let complete =
-                HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: headers) ?? response
-            return .downloaded(file, complete)
+            return .downloaded(file, Self.wholeFile(response, url: url, size: size, keepingType: false))
         }
         discardKeptFile()
         return .restart
+    }
+
+    /// A 200 for the whole file of `size` bytes, made from the response that completed it (a 206 or a 416): its
+    /// headers without the part's `Content-Range` and length (and, for a 416, its type, which describes an error
+    /// body).
+    private static func wholeFile(
+        _ response: HTTPURLResponse, url: URL, size: Int64, keepingType: Bool
+    ) -> HTTPURLResponse {
+        var dropped: Set<String> = ["content-range", "content-length"]
+        if !keepingType { dropped.insert("content-type") }
+        var headers: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            guard let name = name as? String, let value = value as? String, !dropped.contains(name.lowercased())
+            else { continue }
+            headers[name] = value
+        }
+        headers["Content-Length"] = String(size)
+        return HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: headers) ?? response
     }
 
     /// Moves the partial file into place atomically, while it is still open and locked, then closes it (a device

@@ -34,10 +34,15 @@ public struct StubResponse: Sendable {
     public var onDelivered: (@Sendable (RecordedRequest) -> Void)?
     /// How long before the response starts.
     public var delay: Duration?
-    /// The speed the body is delivered at, in bytes per second.
-    public var bytesPerSecond: Int?
-    /// Deliver this many body bytes, then fail with a lost connection.
-    public var truncationPoint: Int?
+    /// The speed the body is delivered at, in bytes per second; at least 1 (a smaller value is raised to it).
+    public var bytesPerSecond: Int? {
+        didSet { if let speed = bytesPerSecond, speed < 1 { bytesPerSecond = 1 } }
+    }
+    /// Deliver this many body bytes, then fail with a lost connection; at least 0 (a negative value is raised to
+    /// it).
+    public var truncationPoint: Int? {
+        didSet { if let point = truncationPoint, point < 0 { truncationPoint = 0 } }
+    }
 
     /// Creates a response.
     public init(status: Int = 200, headers: [String: String] = [:], body: Data = Data()) {

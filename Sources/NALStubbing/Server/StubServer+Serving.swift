@@ -212,7 +212,8 @@ extension StubServer {
         do {
             let started = Date()
             let clock = ContinuousClock.now
-            let (data, http) = try await PassThrough.send(exchange.request, uploadFile: exchange.uploadFile)
+            let (data, http) = try await PassThrough.send(
+                exchange.request, uploadFile: exchange.uploadFile, fromNAL: exchange.fromNAL)
             exchange.settings.storeCookies(of: http)
             await record(exchange.request, found, http, data, started: started, duration: .now - clock)
             output.receive(http)

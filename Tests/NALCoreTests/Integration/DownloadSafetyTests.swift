@@ -331,8 +331,10 @@ struct DownloadSafetyTests {
                 } catch {}
             }
             await first.value
-            _ = try await client.request(endpoint)
+            let response = try await client.request(endpoint)
             #expect(try Data(contentsOf: destination) == whole, "round \(round)")
+            #expect(response.statusCode == 200, "the whole file is reported, not the last part's 206")
+            #expect(response.headers["Content-Length"] == String(size) && response.headers["Content-Range"] == nil)
             #expect(try await FaultServer.journal(probe: key).last?.header("Range")?.hasPrefix("bytes=") == true)
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["again.bin"])
         }
