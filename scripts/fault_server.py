@@ -36,7 +36,9 @@ these paths (query parameters in brackets):
                             Content-Range names M as the total; [unsatisfiable=S]: every range request gets 416
                             with `bytes */S` (these three also as headers X-Fault-Range-Extra, -Range-Total and
                             -Unsatisfiable, so that a resumed download keeps its URL); [gzip_range=1]: a 206 that
-                            says Content-Encoding: gzip but is not; [disposition=name]:
+                            says Content-Encoding: gzip but is not; [weak_etag=1]: a weak ETag (W/"…") and no
+                            Last-Modified; [encoding=E]: Content-Encoding E on every response, bytes unchanged;
+                            [disposition=name]:
                             a Content-Disposition with that file name
   /_journal                 GET: the requests parsed so far as JSON; DELETE: forget them
 
@@ -282,6 +284,8 @@ def serve_source(sock, request, total):
     if cut_done and request.arg("changed"):
         etag_name = request.arg("changed")
     etag = '"%s-%d"' % (etag_name, total)
+    if request.arg("weak_etag") == "1":
+        etag = "W/" + etag
     if request.arg("digest") == "1":
         body = json.dumps({"sha256": source_digest(total, etag_name), "etag": etag, "bytes": total}).encode()
         respond(sock, 200, body, content_type="application/json")
@@ -308,6 +312,8 @@ def serve_source(sock, request, total):
         headers.append(("Accept-Ranges", "bytes"))
     if request.arg("disposition"):
         headers.append(("Content-Disposition", "attachment; filename*=UTF-8''" + quote(request.arg("disposition"))))
+    if request.arg("encoding"):
+        headers.append(("Content-Encoding", request.arg("encoding")))
     if status == 206 and request.arg("gzip_range") == "1":
         headers.append(("Content-Encoding", "gzip"))
     if status == 206:

@@ -165,6 +165,13 @@ struct RetryMiddlewareTests {
         #expect(RetryAfter.httpDate("Sun Nov  6 08:49:37 1994") == expected)
         #expect(RetryAfter.httpDate("soon") == nil)
         #expect(RetryAfter.httpDate("Sun, 32 Nov 1994 08:49:37 GMT") == nil)
+        // Days outside 1...31 and times outside the clock are refused, not rolled over into another date.
+        for text in [
+            "Sun, 00 Nov 1994 08:49:37 GMT", "Sunday, 45-Nov-94 08:49:37 GMT", "Sun, 06 Nov 1994 24:49:37 GMT",
+            "Sun, 06 Nov 1994 08:60:37 GMT", "Sun, 06 Nov 1994 08:49:61 GMT",
+        ] {
+            #expect(RetryAfter.httpDate(text) == nil, "\(text)")
+        }
     }
 
     @Test(

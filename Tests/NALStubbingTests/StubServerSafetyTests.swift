@@ -128,6 +128,31 @@ struct StubServerSafetyTests {
         #expect(clock.now - start < Timing.bound(.milliseconds(500)))
     }
 
+    @Test("a plain client's resource timeout ends a body still flowing; its request timeout does not, once it flows")
+    func plainClientTimeoutsDuringTheBody() async throws {
+        let server = StubServer()
+        server.stub(.path("/long"), response: StubResponse(body: Data(count: 50_000)).throttled(bytesPerSecond: 10_000))
+        server.stub(
+            .path("/flowing"), response: StubResponse(body: Data(count: 16_000)).throttled(bytesPerSecond: 10_000))
+        let bounded = server.makeSessionConfiguration()
+        bounded.timeoutIntervalForResource = 1
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            _ = try await URLSession(configuration: bounded).data(from: try #require(URL(string: Self.base + "/long")))
+            Issue.record("a 5 s body outlived a 1 s resource timeout")
+        } catch let error as URLError {
+            #expect(error.code == .timedOut)
+        }
+        #expect(clock.now - start < Timing.bound(.seconds(1)))
+        // 1.6 s of body, each chunk well within 0.5 s of the last: the request timeout only waits for the response.
+        let patient = server.makeSessionConfiguration()
+        patient.timeoutIntervalForRequest = 0.5
+        let (data, _) = try await URLSession(configuration: patient).data(
+            from: try #require(URL(string: Self.base + "/flowing")))
+        #expect(data.count == 16_000)
+    }
+
     @Test("the journal keeps the last requests up to its capacity, large bodies as a digest, and can be cleared")
     func boundedJournal() async throws {
         let server = StubServer(journalCapacity: 100, journaledBodyLimit: 1_000)

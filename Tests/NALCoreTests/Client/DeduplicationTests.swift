@@ -55,6 +55,20 @@ struct DeduplicationTests {
         }
     }
 
+    @Test("calls that report progress are never shared: one caller's progress must not reach another")
+    func progressIsNotShared() async throws {
+        let transport = EchoTransport(delay: .milliseconds(200))
+        let client = Client<TestEndpoint>(transport: transport, deduplicatesRequests: true)
+        let endpoint = TestEndpoint(path: "same")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<3 {
+                group.addTask { for try await _ in client.transfer(endpoint) {} }
+            }
+            try await group.waitForAll()
+        }
+        #expect(transport.calls == 3)
+    }
+
     @Test("two uploads of different bytes to one URL are two calls, and each caller gets its own answer")
     func differentUploadsAreNotMerged() async throws {
         let transport = EchoTransport(delay: .milliseconds(200))

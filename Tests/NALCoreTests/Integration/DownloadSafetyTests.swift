@@ -176,6 +176,23 @@ struct DownloadSafetyTests {
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
 
+    @Test(
+        "no resume without a strong validator or with a content encoding: a cut download fails after one request",
+        arguments: [["weak_etag": "1"], ["encoding": "x-nal-test"]] as [Parameters])
+    func notResumable(query: Parameters) async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = FaultServer.probe()
+        let destination = directory.appendingPathComponent("cut.bin")
+        let parameters = query.merging(["key": .string(key), "cut": "0.4"]) { first, _ in first }
+        await #expect(throws: NALError.self) {
+            try await client.request(source(1_000_000, parameters, to: .file(destination)))
+        }
+        let requests = try await FaultServer.journal(probe: key)
+        #expect(requests.count == 1, "\(requests.map { $0.header("Range") ?? "-" })")
+        #expect(requests.allSatisfy { $0.header("Range") == nil })
+    }
+
     @Test("a symbolic link planted where a partial file would go is never written through")
     func plantedLink() async throws {
         let directory = try TransferFiles.scratchDirectory()

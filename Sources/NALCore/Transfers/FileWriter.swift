@@ -1,0 +1,222 @@
+package import Foundation
+import NALLogging
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Appends bytes to a file through a buffer, so that 16 KiB network chunks become few large writes.
+///
+/// Used by one writer at a time; `discard` may come from another thread (a cancellation), hence the lock.
+package final class FileWriter: Sendable {
+    /// How the file is opened.
+    package enum OpenMode: Sendable {
+        /// A new file, which must not exist yet (not even as a symbolic link), readable by its owner only until
+        /// `close(publishing:)`: a partial or temporary file nobody else can have prepared.
+        case createNew
+        /// A regular file this process's user owns, with one link, reopened to append (a resumed download's partial
+        /// file); a symbolic link, someone else's file or a hard-linked one is refused.
+        case appendToOwnFile
+        /// A character device such as `/dev/null`, written as it is.
+        case device
+    }
+
+    private struct State: Sendable {
+        var descriptor: Int32
+        var buffer: Data
+        var written: Int64
+    }
+
+    /// Bytes gathered before a write.
+    static let bufferSize = 256 * 1024
+
+    package let url: URL
+    /// The file's device and inode, which a resume record keeps to find it again.
+    package let identity: (device: UInt64, inode: UInt64)
+    private let role: FileFailure.Role
+    private let state: Locked<State>
+
+    /// Opens `url` for writing as `mode` says.
+    package init(url: URL, role: FileFailure.Role, mode: OpenMode) throws(NALError) {
+        let flags: Int32
+        switch mode {
+        case .createNew: flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+        case .appendToOwnFile: flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC
+        case .device: flags = O_WRONLY | O_NOCTTY | O_CLOEXEC
+        }
+        let descriptor = open(url.path, flags, 0o600)
+        guard descriptor >= 0 else { throw FileAccess.failure(role, url, errno: errno, writing: true) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let code = errno
+            closeDescriptor(descriptor)
+            throw FileAccess.failure(role, url, errno: code, writing: true)
+        }
+        let kind = info.st_mode & S_IFMT
+        let acceptable =
+            switch mode {
+            case .createNew: kind == S_IFREG
+            case .appendToOwnFile: kind == S_IFREG && info.st_uid == geteuid() && info.st_nlink == 1
+            case .device: kind == S_IFCHR
+            }
+        guard acceptable else {
+            closeDescriptor(descriptor)
+            throw .file(FileFailure(role: role, problem: .notRegularFile, url: url))
+        }
+        self.url = url
+        self.role = role
+        identity = (UInt64(info.st_dev), UInt64(info.st_ino))
+        var buffer = Data()
+        buffer.reserveCapacity(Self.bufferSize)
+        state = Locked(State(descriptor: descriptor, buffer: buffer, written: Int64(info.st_size)))
+    }
+
+    deinit {
+        state.withLock { state in
+            if state.descriptor >= 0 { closeDescriptor(state.descriptor) }
+        }
+    }
+
+    /// The file's size, counting bytes still in the buffer.
+    package var size: Int64 {
+        state.withLock { $0.written + Int64($0.buffer.count) }
+    }
+
+    /// Appends `data`; writes when the buffer is full.
+    package func append(_ data: Data) throws(NALError) {
+        try state.withLock { state throws(NALError) in
+            guard state.descriptor >= 0 else { return }
+            if state.buffer.count + data.count > Self.bufferSize {
+                try flush(&state)
+                if data.count >= Self.bufferSize {
+                    try write(data, &state)
+                    return
+                }
+            }
+            state.buffer.append(data)
+        }
+    }
+
+    /// Takes the file's exclusive advisory lock (`flock`) without waiting: `false` when another writer holds it.
+    /// Downloads lock their partial files for as long as they write them, so that two calls never resume the same
+    /// file; closing releases the lock.
+    package func tryLock() -> Bool {
+        state.withLock { state in
+            guard state.descriptor >= 0, flock(state.descriptor, LOCK_EX | LOCK_NB) == 0 else { return false }
+            // The last holder may have written since this file was opened.
+            var info = stat()
+            if state.buffer.isEmpty, fstat(state.descriptor, &info) == 0 { state.written = Int64(info.st_size) }
+            return true
+        }
+    }
+
+    /// Writes what is buffered, keeping the file open.
+    package func flush() throws(NALError) {
+        try state.withLock { state throws(NALError) in
+            guard state.descriptor >= 0 else { return }
+            try flush(&state)
+        }
+    }
+
+    /// When the file's inode last changed (`st_ctime`, to the nanosecond): what tells the file NAL wrote from
+    /// another put in its place, which may get the same inode number. Nobody can set it back.
+    package var statusChangeTime: [Int64]? {
+        state.withLock { state -> [Int64]? in
+            var info = stat()
+            guard state.descriptor >= 0, fstat(state.descriptor, &info) == 0 else { return nil }
+            #if canImport(Darwin)
+                return [Int64(info.st_ctimespec.tv_sec), Int64(info.st_ctimespec.tv_nsec)]
+            #else
+                return [Int64(info.st_ctim.tv_sec), Int64(info.st_ctim.tv_nsec)]
+            #endif
+        }
+    }
+
+    /// Writes what is buffered, flushes the file to disk and makes it readable by others (mode 0644), keeping it
+    /// open (and locked) while it is renamed into place.
+    package func publish() throws(NALError) {
+        try state.withLock { state throws(NALError) in
+            guard state.descriptor >= 0 else { return }
+            try flush(&state)
+            guard fchmod(state.descriptor, 0o644) == 0, fsync(state.descriptor) == 0 else {
+                throw FileAccess.failure(role, url, errno: errno, writing: true)
+            }
+        }
+    }
+
+    /// Empties the file, to start again from byte 0.
+    package func truncate() throws(NALError) {
+        try state.withLock { state throws(NALError) in
+            state.buffer.removeAll(keepingCapacity: true)
+            guard ftruncate(state.descriptor, 0) == 0, lseek(state.descriptor, 0, SEEK_SET) == 0 else {
+                throw FileAccess.failure(role, url, errno: errno, writing: true)
+            }
+            state.written = 0
+        }
+    }
+
+    /// Writes what is buffered and closes the file. With `publishing`, the file is first flushed to disk and made
+    /// readable by others (mode 0644), ready to be renamed into place.
+    package func close(publishing: Bool = false) throws(NALError) {
+        try state.withLock { state throws(NALError) in
+            guard state.descriptor >= 0 else { return }
+            defer {
+                closeDescriptor(state.descriptor)
+                state.descriptor = -1
+            }
+            try flush(&state)
+            if publishing {
+                guard fchmod(state.descriptor, 0o644) == 0, fsync(state.descriptor) == 0 else {
+                    throw FileAccess.failure(role, url, errno: errno, writing: true)
+                }
+            }
+        }
+    }
+
+    /// Closes the file without writing what is buffered.
+    package func abandon() {
+        state.withLock { state in
+            guard state.descriptor >= 0 else { return }
+            closeDescriptor(state.descriptor)
+            state.descriptor = -1
+            state.buffer = Data()
+        }
+    }
+
+    private func flush(_ state: inout State) throws(NALError) {
+        guard !state.buffer.isEmpty else { return }
+        try write(state.buffer, &state)
+        state.buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func write(_ data: Data, _ state: inout State) throws(NALError) {
+        let descriptor = state.descriptor
+        let failure: Int32? = data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let count = writeDescriptor(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += count
+            }
+            return nil
+        }
+        if let failure { throw FileAccess.failure(role, url, errno: failure, writing: true) }
+        state.written += Int64(data.count)
+    }
+}
+
+// File-level, where `close` and `write` are the system's and not `FileWriter`'s methods.
+private func closeDescriptor(_ descriptor: Int32) {
+    _ = close(descriptor)
+}
+
+private func writeDescriptor(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
+}
