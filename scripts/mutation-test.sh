@@ -3,6 +3,7 @@
 #
 #   scripts/mutation-test.sh            every mutation in scripts/mutations.tsv
 #   scripts/mutation-test.sh PATTERN    only those whose line in the list matches PATTERN (grep -E)
+#   NAL_MUTATION_FROM=N                 only those from line N of the list on (the ones added since)
 #
 # Each line of scripts/mutations.tsv is: file, the exact text to break (found once in the file; `\n` joins lines),
 # its replacement, the test filter that must catch it, and what the bug would do; separated by tabs. The script

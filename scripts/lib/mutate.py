@@ -23,6 +23,8 @@ def mutations(path, pattern):
                 sys.exit(f"{path}:{number}: expected 5 tab-separated fields, found {len(fields)}")
             if pattern and not re.search(pattern, line):
                 continue
+            if number < int(os.environ.get("NAL_MUTATION_FROM", "0")):
+                continue
             file, original, replacement, test_filter, why = fields
             yield number, file, unescape(original), unescape(replacement), test_filter, why
 
