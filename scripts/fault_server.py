@@ -32,12 +32,14 @@ these paths (query parameters in brackets):
                             [pace_ms=M]: pause M ms after each MiB sent; [key=K] [hold_ms=M]: the first request
                             for K pauses M ms after its first MiB; [bad_range=1]: a 206 whose Content-Range
                             starts one byte later than asked; [range_extra=K]: a 206 whose Content-Length and
-                            body are K bytes longer than its Content-Range; [range_total=M]: a 206 whose
+                            body are K bytes longer than its Content-Range (`endless`: no Content-Length, and
+                            bytes past the range until the client closes); [range_total=M]: a 206 whose
                             Content-Range names M as the total; [unsatisfiable=S]: every range request gets 416
                             with `bytes */S` (these three also as headers X-Fault-Range-Extra, -Range-Total and
                             -Unsatisfiable, so that a resumed download keeps its URL); [gzip_range=1]: a 206 that
                             says Content-Encoding: gzip but is not; [weak_etag=1]: a weak ETag (W/"…") and no
-                            Last-Modified; [encoding=E]: Content-Encoding E on every response, bytes unchanged;
+                            Last-Modified; [gzip=1]: the whole content gzip-compressed, with Content-Encoding: gzip and
+                            the compressed length (a cut applies to the compressed bytes);
                             [disposition=name]:
                             a Content-Disposition with that file name
   /_journal                 GET: the requests parsed so far as JSON; DELETE: forget them
@@ -305,15 +307,18 @@ def serve_source(sock, request, total):
                 respond(sock, 416, b"", headers=[("Content-Range", "bytes */%d" % claimed)])
                 return True
             status = 206
-    extra = int(fault_arg(request, "range_extra") or 0) if status == 206 else 0
-    headers = [("Content-Type", "application/octet-stream"), ("Content-Length", str(end - start + extra)),
-               ("ETag", etag)]
+    extra_arg = fault_arg(request, "range_extra") if status == 206 else None
+    endless = extra_arg == "endless"
+    extra = 0 if endless else int(extra_arg or 0)
+    headers = [("Content-Type", "application/octet-stream"), ("ETag", etag)]
+    if endless:
+        headers.append(("Connection", "close"))
+    else:
+        headers.append(("Content-Length", str(end - start + extra)))
     if ranges:
         headers.append(("Accept-Ranges", "bytes"))
     if request.arg("disposition"):
         headers.append(("Content-Disposition", "attachment; filename*=UTF-8''" + quote(request.arg("disposition"))))
-    if request.arg("encoding"):
-        headers.append(("Content-Encoding", request.arg("encoding")))
     if status == 206 and request.arg("gzip_range") == "1":
         headers.append(("Content-Encoding", "gzip"))
     if status == 206:
@@ -327,6 +332,18 @@ def serve_source(sock, request, total):
         stop = int(total * float(cut))
         with SOURCE_LOCK:
             SOURCE_CUTS[key] = True
+    if request.arg("gzip") == "1" and status == 200:
+        # The whole content compressed, and cut (if asked) in its compressed bytes.
+        packed = gzip.compress(b"".join(source_pieces(etag_name, 0, total)))
+        headers = [(name, value) for name, value in headers if name != "Content-Length"]
+        headers += [("Content-Encoding", "gzip"), ("Content-Length", str(len(packed)))]
+        if stop != end:
+            packed_stop = int(len(packed) * float(cut))
+        else:
+            packed_stop = len(packed)
+        sock.sendall(head(status, headers))
+        sock.sendall(packed[:packed_stop])
+        return packed_stop == len(packed)
     sock.sendall(head(status, headers))
     pause = request.int_arg("pace_ms", 0) / 1000
     # [hold_ms=M] with a key: the first request for the key waits M ms after its first MiB, once; later ones do not.
@@ -345,6 +362,13 @@ def serve_source(sock, request, total):
             hold = 0
     if extra:
         sock.sendall(b"x" * extra)
+    if endless:
+        # A body framed by the close that never comes: bytes past the range until the client hangs up.
+        try:
+            while True:
+                sock.sendall(b"x" * 65536)
+        except OSError:
+            return False
     return stop == end
 
 

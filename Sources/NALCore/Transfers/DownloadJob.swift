@@ -178,10 +178,9 @@ package final class DownloadJob: BodyRouting {
                 guard state.requestedOffset > 0, let range = header.flatMap(ContentRange.init),
                     let bounds = range.range, bounds.start == state.requestedOffset,
                     writer.size == state.requestedOffset,
-                    // A part of another size than the file we are completing, or of a length its own header
-                    // contradicts, would make a file of the wrong size.
-                    range.total == nil || state.expectedTotal == nil || range.total == state.expectedTotal,
-                    length < 0 || encoded == true || length == bounds.end - bounds.start + 1
+                    // A part of another file's size would complete the kept file wrongly. (A part longer than its
+                    // range is stopped as it is written, one shorter when it ends: see `expectedEnd`.)
+                    range.total == nil || state.expectedTotal == nil || range.total == state.expectedTotal
                 else {
                     // The server will answer the same way again: resuming would only repeat it.
                     state.brokeProtocol = true
@@ -297,8 +296,9 @@ package final class DownloadJob: BodyRouting {
         if (200..<300).contains(response.statusCode) {
             let (size, end) = state.withLock { ($0.writer?.size, $0.expectedEnd) }
             if let size, let end, size != end, !state.withLock({ $0.intoDevice }) {
+                // What the file holds does not match what the server announced: nothing of it is kept.
                 state.withLock { $0.brokeProtocol = true }
-                abandon()
+                discardKeptFile()
                 throw .transport(
                     URLError(
                         .cannotParseResponse,
