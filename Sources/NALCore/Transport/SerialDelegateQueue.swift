@@ -26,6 +26,8 @@ final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
     // @unchecked: the state is an immutable serial dispatch queue and an atomic counter, both thread-safe.
     private let queue = DispatchQueue(label: "dev.nal.transport.delegate")
     private let waiting = Atomic<Int>(0)
+    /// Cancellations queued and not yet done: while there are any, the producer is never held back.
+    private let pendingCancels = Atomic<Int>(0)
     /// Callbacks waiting on every queue, for producers that wait in a task.
     private static let waitingEverywhere = Atomic<Int>(0)
 
@@ -52,6 +54,28 @@ final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
         }
     }
 
+    /// Cancels `task` on this queue, after the callbacks already queued and never at the same time as one.
+    ///
+    /// FoundationNetworking's `cancel()` checks the task's state, then reports the cancellation later from the task's
+    /// work queue without checking again; a completion delivered on this queue in between removes the task from the
+    /// session's registry, and the late report traps the process ("a task that is not in the registry", Linux fact
+    /// 25). Here, a completion that came first has marked the task completed, so `cancel()` does nothing; one that
+    /// comes later is queued behind the report. `cancel()` waits for the session's work queue, so the producer is
+    /// not held back while cancellations are pending: that wait would hold this queue, which holds the producer.
+    func cancel(_ task: URLSessionTask) {
+        cancelling { task.cancel() }
+    }
+
+    /// Runs `work`, which cancels a task (`cancel()`, or declining an authentication challenge, which makes
+    /// Foundation cancel it), on this queue as `cancel(_:)` does.
+    func cancelling(_ work: @escaping @Sendable () -> Void) {
+        pendingCancels.add(1, ordering: .relaxed)
+        queue.async {
+            work()
+            self.pendingCancels.subtract(1, ordering: .relaxed)
+        }
+    }
+
     /// Waits, without blocking a thread, while the transports' delegate queues hold more than `highWater` callbacks
     /// between them (at most `maximumWait`): the backpressure for producers that run in Swift tasks.
     static func awaitCapacity() async {
@@ -66,7 +90,9 @@ final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
     private func holdBack() {
         let clock = ContinuousClock()
         let giveUp = clock.now + Self.maximumWait
-        while waiting.load(ordering: .relaxed) > Self.lowWater, clock.now < giveUp {
+        while waiting.load(ordering: .relaxed) > Self.lowWater, pendingCancels.load(ordering: .relaxed) == 0,
+            clock.now < giveUp
+        {
             usleep(500)
         }
     }

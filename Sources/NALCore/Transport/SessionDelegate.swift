@@ -12,9 +12,9 @@ import NALLogging
 ///
 /// A call ends exactly once, by whichever comes first: the task completing, the body passing its limit, the idle
 /// timeout, or the calling `Task` being cancelled. Ending early removes the state at once, so chunks that are
-/// still queued for the delegate are dropped as they arrive, and cancels the `URLSessionTask` from a background
-/// queue: `cancel()` waits for the session's work queue, which a fast transfer keeps busy for seconds, and the
-/// delegate queue must keep draining meanwhile.
+/// still queued for the delegate are dropped as they arrive, and cancels the `URLSessionTask` on the delegate queue
+/// (`SerialDelegateQueue.cancel(_:)`): there it is ordered with the task's completion, which FoundationNetworking
+/// would otherwise let remove the task before the cancellation reports, and trap (Linux fact 25).
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     typealias Outcome = Result<(HTTPURLResponse, Data), NALError>
 
@@ -49,7 +49,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// Past this many bytes, a body is reserved its final capacity.
     static let largeBody = 1 << 20
 
-    override init() {
+    private let delegateQueue: SerialDelegateQueue
+
+    init(delegateQueue: SerialDelegateQueue) {
+        self.delegateQueue = delegateQueue
         let check = Locked<(@Sendable () -> Void)?>(nil)
         idleTimer = RepeatingTimer(label: "dev.nal.transport.idle-timer") { check.withLock { $0 }?() }
         super.init()
@@ -112,8 +115,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// Ends the call for `identifier` with `outcome` unless it has ended, and cancels the task if it may still run.
     private func end(_ task: URLSessionTask, _ identifier: Int, with outcome: Outcome) {
         guard finish(identifier, with: outcome) else { return }
-        // `cancel()` waits for the session's work queue; never block the caller (often the delegate queue) on it.
-        DispatchQueue.global().async { task.cancel() }
+        delegateQueue.cancel(task)
     }
 
     /// Resumes the continuation of `identifier` with `outcome`; `false` when the call had already ended.
@@ -155,8 +157,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     /// Delegate callbacks run one at a time on the session's delegate queue, which is what limits throughput with
     /// many calls in flight; they do as little as possible, and file writes happen outside the lock.
+    ///
+    /// Progress handlers (a stream's `yield`, which takes the consuming task's lock) are called outside the `states`
+    /// lock: the cancellation of that task takes its lock and then ours, and the opposite order deadlocks.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let identifier = dataTask.taskIdentifier
+        var firstOfMemoryBody = false
         let action = states.withLock { states -> ChunkAction in
             guard let index = states.index(forKey: identifier) else { return .none }
             states.values[index].lastActivity = .now
@@ -169,13 +175,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 }
             } else if progress != nil, states.values[index].route == nil {
                 states.values[index].route = .memory
-                let announced = dataTask.response?.expectedContentLength ?? -1
-                progress?.expectReceiving(announced >= 0 ? announced : nil, alreadyReceived: 0)
+                firstOfMemoryBody = true
             }
             if let overflow = Self.keep(data, in: &states.values[index], announced: dataTask.response) {
                 return .overflow(limit: overflow.limit, url: overflow.url)
             }
             return progress.map { .count($0) } ?? .none
+        }
+        if firstOfMemoryBody, case .count(let progress) = action {
+            let announced = dataTask.response?.expectedContentLength ?? -1
+            progress.expectReceiving(announced >= 0 ? announced : nil, alreadyReceived: 0)
         }
         switch action {
         case .none:
@@ -286,9 +295,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         if let response = challenge.failureResponse as? HTTPURLResponse {
             states.withLock { $0[task.taskIdentifier]?.challengeResponse = response }
         }
-        // Declining makes Foundation call `task.cancel()`, which waits for the session's work queue; a delegate
-        // callback must never wait for it (see `SerialDelegateQueue`).
-        DispatchQueue.global().async { completionHandler(.rejectProtectionSpace, nil) }
+        // Declining makes Foundation call `task.cancel()`: not from this callback, which must never wait for the
+        // session's work queue, and not from another thread either, where it could race the task's completion
+        // (Linux fact 25), but queued behind this callback, as `SerialDelegateQueue.cancel(_:)` does.
+        delegateQueue.cancelling { completionHandler(.rejectProtectionSpace, nil) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

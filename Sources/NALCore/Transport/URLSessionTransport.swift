@@ -62,6 +62,13 @@ public final class URLSessionTransport: Transport {
         self.multipartMemoryThreshold = multipartMemoryThreshold
         self.redirectPolicy = redirectPolicy
         let own = (configuration.copy() as? URLSessionConfiguration) ?? configuration
+        #if canImport(FoundationNetworking)
+            // FoundationNetworking creates a task's protocol through the URL cache asynchronously, which lets a
+            // cancellation report itself after the task completed and was forgotten: the process traps (Linux fact
+            // 25; 4 runs in 5 of 1,000 cancelled loopback calls, none without the cache). A cache belongs in a
+            // middleware (one that answers without calling `next`); without it each call also costs ~20 µs less.
+            own.urlCache = nil
+        #endif
         additionalHeaders = (own.httpAdditionalHeaders ?? [:])
             .map { (name: "\($0.key)", value: "\($0.value)") }
             .sorted { $0.name < $1.name }
@@ -70,8 +77,9 @@ public final class URLSessionTransport: Transport {
         marksRequestsForStubs = StubSessionSeam.includesStubbing(own.protocolClasses)
         // NAL enforces the idle timeout; Foundation's whole-second timer is only a backstop that never fires first.
         own.timeoutIntervalForRequest = Self.backstop(for: sessionIdleTimeout)
-        tasks = SessionDelegate()
-        session = URLSession(configuration: own, delegate: tasks, delegateQueue: SerialDelegateQueue())
+        let delegateQueue = SerialDelegateQueue()
+        tasks = SessionDelegate(delegateQueue: delegateQueue)
+        session = URLSession(configuration: own, delegate: tasks, delegateQueue: delegateQueue)
     }
 
     deinit {

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import NALCore
 import Testing
@@ -216,6 +217,58 @@ struct FaultServerTests {
 }
 
 /// Timeouts against the fault server. Serialized: their bounds are in milliseconds.
+/// Cancellation racing completion on the network. FoundationNetworking's `cancel()` reports the cancellation from
+/// a queue that a completion can overtake, and then traps on a task it no longer knows (Linux fact 25); NAL queues
+/// every cancellation, its own and the one declining an authentication challenge makes, on the delegate queue.
+@Suite("Integration: cancellation racing completion", .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+struct CancellationRaceTests {
+    @Test("6,000 calls: 401 challenges, downloads, streams and data, cancelled at random moments: no crash, no hang")
+    func cancelRaces() async throws {
+        await #expect(processExitsWith: .success) {
+            // A call that never ends (a deadlock between a stream's cancellation and its progress) fails the test
+            // instead of hanging it.
+            DispatchQueue.global().asyncAfter(deadline: .now() + 60) { exit(3) }
+            let client = Client<TestEndpoint>()
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nal-race-\(getpid())")
+            try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            // 16 callers at a time: enough to race, few enough not to flood the fault server other tests share.
+            await withTaskGroup(of: Void.self) { group in
+                for worker in 0..<16 {
+                    group.addTask {
+                        for index in 0..<375 {
+                            let wait = Duration.microseconds(Int64.random(in: 0...5_000))
+                            let call = Task {
+                                switch index % 5 {
+                                case 0:
+                                    _ = try? await client.request(
+                                        FaultServer.endpoint("protected", query: ["token": "t"], validation: .none))
+                                case 1:
+                                    let file = directory.appendingPathComponent("\(worker)-\(index)")
+                                    _ = try? await client.request(
+                                        FaultServer.endpoint("source/200000", requestType: .download(.file(file))))
+                                case 2, 3:
+                                    do {
+                                        for try await _ in client.transfer(FaultServer.endpoint("source/200000")) {}
+                                    } catch {}
+                                default:
+                                    _ = try? await client.request(FaultServer.endpoint("fast"))
+                                }
+                            }
+                            if index % 2 == 0 {
+                                try? await Task.sleep(for: wait)
+                                call.cancel()
+                            }
+                            _ = await call.value
+                        }
+                    }
+                }
+            }
+            exit(0)
+        }
+    }
+}
+
 @Suite("Integration: timeouts", .serialized, .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
 struct FaultServerTimeoutTests {
     let client = Client<TestEndpoint>()
