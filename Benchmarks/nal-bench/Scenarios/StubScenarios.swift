@@ -85,7 +85,9 @@ extension Benchmark {
         Benchmark("stub.transport", comparedWith: ["reference.middleware.none"]) { n in
             for _ in 0..<n { blackHole(try await StubBench.transportClient.request(.user("octocat"))) }
         },
-        Benchmark("stub.urlprotocol", comparedWith: ["reference.stub.urlprotocol.fixed"]) { n in
+        Benchmark(
+            "stub.urlprotocol", comparedWith: ["reference.stub.urlprotocol.fixed"], gatedAboveReference: true
+        ) { n in
             for _ in 0..<n { blackHole(try await StubBench.fetch(with: StubBench.stubbedSession)) }
         },
         .reference("reference.stub.urlprotocol.fixed") { n in
