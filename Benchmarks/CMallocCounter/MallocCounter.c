@@ -27,8 +27,13 @@ extern void __libc_free(void *pointer);
 extern void *__libc_memalign(size_t alignment, size_t size);
 
 static _Atomic long long allocations;
+// Blocks allocated and not yet freed: what a leak makes grow, call after call.
+static _Atomic long long live;
 
-static inline void count_one(void) { atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed); }
+static inline void count_one(void) {
+    atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&live, 1, memory_order_relaxed);
+}
 
 void *malloc(size_t size) {
     count_one();
@@ -41,11 +46,17 @@ void *calloc(size_t count, size_t size) {
 }
 
 void *realloc(void *pointer, size_t size) {
-    count_one();
-    return __libc_realloc(pointer, size);
+    atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+    void *result = __libc_realloc(pointer, size);
+    if (pointer == NULL && result != NULL) atomic_fetch_add_explicit(&live, 1, memory_order_relaxed);
+    if (pointer != NULL && size == 0) atomic_fetch_sub_explicit(&live, 1, memory_order_relaxed);
+    return result;
 }
 
-void free(void *pointer) { __libc_free(pointer); }
+void free(void *pointer) {
+    if (pointer != NULL) atomic_fetch_sub_explicit(&live, 1, memory_order_relaxed);
+    __libc_free(pointer);
+}
 
 void *memalign(size_t alignment, size_t size) {
     count_one();
@@ -66,8 +77,10 @@ int posix_memalign(void **result, size_t alignment, size_t size) {
 }
 
 long long nal_malloc_count(void) { return atomic_load_explicit(&allocations, memory_order_relaxed); }
+long long nal_live_allocations(void) { return atomic_load_explicit(&live, memory_order_relaxed); }
 int nal_malloc_counting_available(void) { return 1; }
 #else
 long long nal_malloc_count(void) { return 0; }
+long long nal_live_allocations(void) { return 0; }
 int nal_malloc_counting_available(void) { return 0; }
 #endif

@@ -7,6 +7,7 @@ let usage = """
            nal-bench transfer upload|multipart <url> <file> | download <url> <destination>
                               | stub-download <file> <destination> | throughput <url> <destination> <rounds>
            nal-bench loopback <url> [--rounds n] [--sequential n] [--concurrent n] [--in-flight n] [--connections n]
+           nal-bench soak <fault-server-url> [--seconds n] [--concurrency n]
 
     OPTIONS:
       --quick            Short runs for CI (the whole suite in well under 60 s).
@@ -34,6 +35,14 @@ if arguments.first == "profile", arguments.count == 2 {
 if arguments.first == "loopback" {
     do {
         exit(await LoopbackBenchmark.run(try LoopbackBenchmark.parse(Array(arguments.dropFirst()))))
+    } catch {
+        FileHandle.standardError.write(Data("Error: \(error.message)\n\(usage)\n".utf8))
+        exit(64)
+    }
+}
+if arguments.first == "soak" {
+    do {
+        exit(await SoakRun.run(try SoakRun.parse(Array(arguments.dropFirst()))))
     } catch {
         FileHandle.standardError.write(Data("Error: \(error.message)\n\(usage)\n".utf8))
         exit(64)

@@ -4,6 +4,9 @@
 /// Number of allocation calls (malloc, calloc, realloc, posix_memalign, aligned_alloc, memalign) since start.
 long long nal_malloc_count(void);
 
+/// Blocks allocated and not freed yet: a leak makes it grow call after call.
+long long nal_live_allocations(void);
+
 /// 1 when allocations are counted (glibc), 0 where the counter is not available.
 int nal_malloc_counting_available(void);
 

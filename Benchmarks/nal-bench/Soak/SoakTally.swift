@@ -1,0 +1,122 @@
+import Foundation
+import NALLogging
+
+/// Calls started and ended, and how they ended, for a soak.
+final class SoakTally: Sendable {
+    struct Snapshot {
+        var started: Int
+        var ended: Int
+        var outcomes: [String: Int]
+    }
+
+    private let state = Locked((started: 0, ended: 0, outcomes: [String: Int]()))
+
+    func started() {
+        state.withLock { $0.started += 1 }
+    }
+
+    func ended(_ outcome: String) {
+        state.withLock {
+            $0.ended += 1
+            $0.outcomes[outcome, default: 0] += 1
+        }
+    }
+
+    var inFlight: Int { state.withLock { $0.started - $0.ended } }
+
+    func snapshot() -> Snapshot {
+        state.withLock { Snapshot(started: $0.started, ended: $0.ended, outcomes: $0.outcomes) }
+    }
+}
+
+/// The process's resident memory, open file descriptors and threads at one moment (Linux `/proc`).
+struct SoakSample: Sendable {
+    var residentBytes: Int
+    var descriptors: Int
+    var threads: Int
+
+    static func now() -> SoakSample {
+        SoakSample(
+            residentBytes: ProcessMemory.residentBytes(),
+            descriptors: (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1,
+            threads: (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1)
+    }
+}
+
+/// What a soak measured, against its bounds.
+struct SoakReport {
+    /// Descriptors and threads a connection pool and dispatch may keep beyond what warm-up had.
+    static let descriptorSlack = 8
+    static let threadSlack = 8
+    /// How much the last fifth's peak RSS may exceed the second fifth's.
+    static let growthBound = 0.10
+    /// Heap blocks per call that NAL may leave beyond what a bare URLSession leaves.
+    static let leakBound = 0.5
+
+    let tally: SoakTally.Snapshot
+    let samples: [SoakSample]
+    let final: SoakSample
+    let bare: SoakReference.Rate
+    let nal: SoakReference.Rate
+    let gatesResidentMemory: Bool
+
+    /// Blocks per call that NAL leaves beyond what the bare URLSession leaves.
+    var nalLeak: Double { nal.blocksPerCall - bare.blocksPerCall }
+
+    /// The samples of one fifth of the run.
+    private func fifth(_ index: Int) -> ArraySlice<SoakSample> {
+        let size = max(1, samples.count / 5)
+        let start = min(samples.count - 1, index * size)
+        return samples[max(0, start)..<min(samples.count, max(start + 1, (index + 1) * size))]
+    }
+
+    private var warmed: (rss: Int, descriptors: Int, threads: Int) {
+        let second = fifth(1)
+        return (
+            second.map(\.residentBytes).max() ?? 0, second.map(\.descriptors).max() ?? 0,
+            second.map(\.threads).max() ?? 0
+        )
+    }
+
+    private var lastPeak: Int { fifth(4).map(\.residentBytes).max() ?? 0 }
+
+    var growth: Double {
+        let warm = warmed.rss
+        return warm > 0 ? Double(lastPeak - warm) / Double(warm) : 0
+    }
+
+    var lost: Int { tally.started - tally.ended }
+
+    var passed: Bool {
+        samples.count >= 5 && lost == 0 && nalLeak < Self.leakBound
+            && (!gatesResidentMemory || growth < Self.growthBound)
+            && final.descriptors <= warmed.descriptors + Self.descriptorSlack
+            && final.threads <= warmed.threads + Self.threadSlack
+    }
+
+    var text: String {
+        let mib = { (bytes: Int) in String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+        var lines = [
+            "calls: \(tally.started) started, \(tally.ended) ended, \(lost) lost (bound 0)",
+            "outcomes: "
+                + tally.outcomes.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
+            "peak RSS by fifth: "
+                + (0..<5).map { mib(fifth($0).map(\.residentBytes).max() ?? 0) }.joined(separator: ", "),
+            String(
+                format: "heap blocks left per data call: bare URLSession %.2f (%.0f B of RSS), NAL's client %.2f "
+                    + "(%.0f B): NAL adds %.2f (bound %.1f)", bare.blocksPerCall, bare.residentBytesPerCall,
+                nal.blocksPerCall, nal.residentBytesPerCall, nalLeak, Self.leakBound),
+            String(
+                format: "RSS growth from the second fifth to the last: %.1f %% (%@)", growth * 100,
+                gatesResidentMemory
+                    ? String(format: "bound %.0f %%", Self.growthBound * 100)
+                    : "not gated: FoundationNetworking's own leak, above, grows it; NAL_SOAK_GATE_RSS=1 gates it"),
+            "descriptors: \(samples.first?.descriptors ?? -1) at start, \(warmed.descriptors) after warm-up, "
+                + "\(final.descriptors) at the end (bound warm-up + \(Self.descriptorSlack))",
+            "threads: \(samples.first?.threads ?? -1) at start, \(warmed.threads) after warm-up, \(final.threads) at "
+                + "the end (bound warm-up + \(Self.threadSlack))",
+        ]
+        lines.append(passed ? "soak: ok" : "soak: FAIL")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import NALCore
+import NALLogging
+import NALMiddleware
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The calls a soak makes, through one `Client` with token refresh, retry and logging middleware.
+struct SoakTraffic: Sendable {
+    struct Endpoint: RemoteService, AccessTokenAuthorizable {
+        var baseURL: URL
+        var path: String
+        var method: HTTPMethod = .get
+        var requestType: RequestType = .plain
+        var needsToken = false
+        var timeout: TimeInterval? { 10 }
+        var accessTokenType: AccessTokenType { needsToken ? .bearer : .none }
+    }
+
+    let base: URL
+    let workspace: URL
+    let upload: URL
+    let client: Client<Endpoint>
+    /// The token the middleware sends; a refresh makes it right, and the soak makes it stale again now and then.
+    let token = Locked("stale")
+
+    init(base: URL, workspace: URL, upload: URL) {
+        self.base = base
+        self.workspace = workspace
+        self.upload = upload
+        let token = token
+        let auth = AccessTokenMiddleware(
+            token: { _ in token.withLock { $0 } },
+            refresh: {
+                try await Task.sleep(for: .milliseconds(20))
+                token.withLock { $0 = "fresh" }
+            })
+        let retry = RetryMiddleware(maxAttempts: 3, baseDelay: .milliseconds(5), maximumDelay: .milliseconds(50))
+        client = Client(middleware: [LoggingMiddleware(), retry, auth])
+    }
+
+    /// One random call, cancelled at a random moment about one time in six; its end is counted in `tally`.
+    func oneCall(named name: String, tally: SoakTally, using generator: inout some RandomNumberGenerator) async {
+        let kind = Self.kinds.randomElement(using: &generator) ?? 0
+        let cancelAfter: Duration? =
+            Int.random(in: 0..<6, using: &generator) == 0
+            ? .milliseconds(Int64.random(in: 0...60, using: &generator)) : nil
+        if kind == 4, Int.random(in: 0..<8, using: &generator) == 0 { token.withLock { $0 = "stale" } }
+        tally.started()
+        let call = Task { await self.perform(kind, name: name) }
+        if let cancelAfter {
+            try? await Task.sleep(for: cancelAfter)
+            call.cancel()
+        }
+        tally.ended(await call.value)
+    }
+
+    /// Makes call `kind` and names how it ended: `ok`, or the `NALError` case.
+    private func perform(_ kind: Int, name: String) async -> String {
+        do {
+            switch kind {
+            case 0: _ = try await client.request(Endpoint(baseURL: base, path: "fast"))
+            case 1:
+                _ = try await client.request(
+                    Endpoint(
+                        baseURL: base, path: "delay",
+                        requestType: .parameters(["ms": 30], encoding: URLEncoding.default)))
+            case 2:
+                _ = try await client.request(
+                    Endpoint(
+                        baseURL: base, path: "flaky",
+                        requestType: .parameters(["key": .string(name), "failures": 2], encoding: URLEncoding.default)))
+            case 3:
+                _ = try await client.request(
+                    Endpoint(baseURL: base, path: "sink", method: .put, requestType: .uploadFile(upload)))
+            case 4:
+                _ = try await client.request(
+                    Endpoint(
+                        baseURL: base, path: "protected",
+                        requestType: .parameters(["token": "fresh"], encoding: URLEncoding.default), needsToken: true))
+            case 5:
+                var form = MultipartFormData()
+                form.append("soak", name: "label")
+                form.append(fileAt: upload, name: "file")
+                _ = try await client.request(
+                    Endpoint(
+                        baseURL: base, path: "sink", method: .post,
+                        requestType: .uploadCompositeMultipart(form, urlParameters: ["multipart": "1"])))
+            case 6:
+                let file = workspace.appendingPathComponent("\(name).bin")
+                defer { try? FileManager.default.removeItem(at: file) }
+                _ = try await client.request(
+                    Endpoint(baseURL: base, path: "source/2000000", requestType: .download(.file(file))))
+            case 7:
+                for try await _ in client.transfer(Endpoint(baseURL: base, path: "source/500000")) {}
+            case 8:
+                _ = try await client.request(Endpoint(baseURL: base, path: "close-mid-body"))
+            default:
+                _ = try await client.request(Endpoint(baseURL: base, path: "not-gzip"))
+            }
+            return "ok"
+        } catch let error as NALError {
+            return Self.kind(of: error)
+        } catch {
+            return "untyped \(type(of: error))"
+        }
+    }
+
+    /// One data call through the soak's client, for the leak reference.
+    func fastCall() async {
+        _ = try? await client.request(Endpoint(baseURL: base, path: "fast"))
+    }
+
+    /// The kinds of call to make: all ten, or those `NAL_SOAK_KINDS` lists (`0,3,6`), to find which one leaks.
+    static let kinds: [Int] = {
+        let listed = ProcessInfo.processInfo.environment["NAL_SOAK_KINDS"]?.split(separator: ",").compactMap { Int($0) }
+        return listed?.isEmpty == false ? listed ?? [] : Array(0..<10)
+    }()
+
+    /// The case of an error, without its payload: what the report counts.
+    static func kind(of error: NALError) -> String {
+        switch error {
+        case .transport(let urlError): "transport(\(urlError.code.rawValue))"
+        case .cancelled: "cancelled"
+        case .timedOut: "timedOut"
+        case .unacceptableStatusCode(let response): "status \(response.statusCode)"
+        case .tokenRefreshFailed: "tokenRefreshFailed"
+        case .file: "file"
+        default: "other: \(error)"
+        }
+    }
+
+    /// Empties the fault server's journal, which would otherwise grow with every call of a long soak.
+    func forgetJournal() async {
+        var request = URLRequest(url: base.appendingPathComponent("_journal"))
+        request.httpMethod = "DELETE"
+        _ = try? await URLSession.shared.data(for: request)
+    }
+}
