@@ -12,11 +12,13 @@
 #   scripts/transfer-bench.sh --quick   the small variant CI runs (128 MiB, 64 MB stub, 2 rounds)
 #
 # Needs a release build of nal-bench (`swift build -c release --product nal-bench`). Exits 1 if a bound is broken.
+# The quick variant gates only what no scheduler can move (memory bounds, the bytes arriving whole) and reports the
+# throughput ratio without gating it: two rounds of 128 MiB on a shared machine are noise, not a measurement.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-SIZE=$((1 << 30)); STUB=200000000; ROUNDS=5
-[[ "${1:-}" == "--quick" ]] && { SIZE=$((128 << 20)); STUB=64000000; ROUNDS=2; }
+SIZE=$((1 << 30)); STUB=200000000; ROUNDS=5; GATE_THROUGHPUT=1
+[[ "${1:-}" == "--quick" ]] && { SIZE=$((128 << 20)); STUB=64000000; ROUNDS=2; GATE_THROUGHPUT=0; }
 source scripts/bench-common.sh
 require_bench
 WORK=$(mktemp -d)
@@ -55,7 +57,9 @@ curl -s -o "$WORK/curl.bin" "$BASE/source/$SIZE"
 curl_mbps=$(echo "$SIZE $start $(date +%s.%N)" | awk '{ printf "%d", $1 / ($3 - $2) / 1e6 }')
 rm -f "$WORK/curl.bin"
 verdict=ok
-awk -v r="$ratio" 'BEGIN { exit !(r >= 0.9) }' || { verdict=FAIL; failed=1; }
+if ! awk -v r="$ratio" 'BEGIN { exit !(r >= 0.9) }'; then
+    if (( GATE_THROUGHPUT )); then verdict=FAIL; failed=1; else verdict=info; fi
+fi
 nal=$(echo "$report" | tr -d '\n ' | sed -n 's/.*"nalMegabytesPerSecond":\[\([^]]*\)\].*/\1/p')
 bare=$(echo "$report" | tr -d '\n ' | sed -n 's/.*"bareMegabytesPerSecond":\[\([^]]*\)\].*/\1/p')
 printf '%-4s download throughput: NAL / bare data task = %.2f (bound 0.90); curl -o %s MB/s\n' \
