@@ -42,7 +42,14 @@ these paths (query parameters in brackets):
                             the compressed length (a cut applies to the compressed bytes);
                             [disposition=name]:
                             a Content-Disposition with that file name
-  /_journal                 GET: the requests parsed so far as JSON; DELETE: forget them
+  /sse                      event streams (text/event-stream, the body ends with the connection):
+                            [script=resume]: events 1-3 and half of 4, then a drop; a request with Last-Event-ID N
+                            gets N+1 to 5, and one with 5 a 204; [script=retry] [retry_ms=300]: `retry:` and event 1,
+                            a drop, event 2, a drop, then 204; [script=endless] [interval_ms=20] [key=K]: an event
+                            every interval until the client closes; [script=plain]: a text/plain body
+  /_sse_closed              [key=K]: {"closedAt": seconds since the epoch} when the endless stream K saw its close
+  /_journal                 GET: the requests parsed so far as JSON (each with "at", seconds since the epoch);
+                            DELETE: forget them
 
 The port is printed on stdout as `port <n>` once the server listens. Stop it with SIGTERM or SIGINT.
 """
@@ -52,6 +59,7 @@ import gzip
 import hashlib
 import json
 import random
+import select
 import signal
 import socket
 import socketserver
@@ -459,6 +467,65 @@ class MultipartSink:
         self.parts.append(part)
 
 
+SSE_CLOSED = {}
+SSE_LOCK = threading.Lock()
+
+
+def event_block(number, data=None):
+    return b"id: %d\ndata: %s\n\n" % (number, (data or "event %d" % number).encode())
+
+
+def serve_events(sock, request):
+    """Event streams for reconnection tests; the body ends when the connection closes."""
+    script = request.arg("script", "resume")
+    last = request.header("Last-Event-ID")
+    stream_head = head(200, [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"),
+                             ("Connection", "close")])
+    if script == "plain":
+        respond(sock, 200, b"these are not events", content_type="text/plain")
+        return
+    if script == "resume":
+        # Events 1 to 3, then half of event 4 and a drop; a reconnection resumes after its Last-Event-ID up to 5,
+        # and one that has seen 5 gets a 204.
+        seen = int(last) if last and last.isdigit() else 0
+        if seen >= 5:
+            respond(sock, 204)
+            return
+        if seen == 0:
+            sock.sendall(stream_head + b"".join(event_block(n) for n in (1, 2, 3)) + b"id: 4\ndata: half of")
+            return
+        sock.sendall(stream_head + b"".join(event_block(n) for n in range(seen + 1, 6)))
+        return
+    if script == "retry":
+        # A retry: of RETRY_MS with event 1, a drop, then event 2 and a drop, then a 204.
+        seen = int(last) if last and last.isdigit() else 0
+        if seen >= 2:
+            respond(sock, 204)
+            return
+        prefix = b"retry: %d\n" % request.int_arg("retry_ms", 300) if seen == 0 else b""
+        sock.sendall(stream_head + prefix + event_block(seen + 1))
+        return
+    if script == "endless":
+        # An event every INTERVAL_MS until the client closes; when it did is kept for /_sse_closed?key=.
+        interval = request.int_arg("interval_ms", 20) / 1000
+        key = request.arg("key", "")
+        sock.sendall(stream_head)
+        number = 0
+        try:
+            while True:
+                number += 1
+                sock.sendall(b"data: tick %d\n\n" % number)
+                readable, _, _ = select.select([sock], [], [], interval)
+                if readable and not sock.recv(1024):
+                    break
+        except OSError:
+            pass
+        with SSE_LOCK:
+            SSE_CLOSED[key] = time.time()
+        return
+    respond(sock, 404, b"no such script")
+
+
 def handle(sock, request, connection=None):
     """Answers one request. Returns False when the connection must close afterwards."""
     path = request.path
@@ -473,9 +540,17 @@ def handle(sock, request, connection=None):
     with JOURNAL_LOCK:
         JOURNAL.append({
             "method": request.method, "target": request.target, "headers": request.headers,
-            "bodyLength": len(request.body),
+            "bodyLength": len(request.body), "at": time.time(),
         })
 
+    if path == "/_sse_closed":
+        with SSE_LOCK:
+            body = json.dumps({"closedAt": SSE_CLOSED.get(request.arg("key", ""))}).encode()
+        respond(sock, 200, body, content_type="application/json")
+        return True
+    if path == "/sse":
+        serve_events(sock, request)
+        return False
     if path == "/sink":
         sink(sock, connection, request)
         return (request.header("Connection") or "").lower() != "close"

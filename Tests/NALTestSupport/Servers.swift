@@ -86,6 +86,8 @@ public enum FaultServer {
         public var target: String
         public var headers: [[String]]
         public var bodyLength: Int
+        /// When the server parsed the request, in seconds since the epoch.
+        public var at: Double?
 
         /// The value of the first header named `name`, in any letter case.
         public func header(_ name: String) -> String? {

@@ -66,14 +66,26 @@ public final class Client<Service: RemoteService>: Sendable {
         try await request(target, options: options, progress: nil)
     }
 
-    /// Sends the request for `target`, reporting its progress, and returns the validated response.
-    private func request(
-        _ target: Service, options: RequestOptions, progress: TransferProgressHandler?
+    /// Sends the request for `target`, reporting its progress, and returns the validated response (its head, with
+    /// the body in `streamedBody`, when `streamsBody`).
+    ///
+    /// `headers` are set on the prepared request, before hooks and middleware (a reconnection's `Last-Event-ID`).
+    func request(
+        _ target: Service, options: RequestOptions, progress: TransferProgressHandler?, streamsBody: Bool = false,
+        headers: [(name: String, value: String)] = []
     ) async throws(NALError) -> Response {
+        let call = Call(progress: progress, streamsBody: streamsBody, headers: headers)
         if let endpointMapping {
-            return try await perform(endpointMapping(target), target: target, options: options, progress: progress)
+            return try await perform(endpointMapping(target), target: target, options: options, call: call)
         }
-        return try await perform(target, target: target, options: options, progress: progress)
+        return try await perform(target, target: target, options: options, call: call)
+    }
+
+    /// How one call is made, besides its target and options.
+    private struct Call {
+        let progress: TransferProgressHandler?
+        let streamsBody: Bool
+        let headers: [(name: String, value: String)]
     }
 
     /// Sends the request for `target` and reports its progress, then the validated response: for uploads,
@@ -153,7 +165,7 @@ public final class Client<Service: RemoteService>: Sendable {
     }
 
     private func perform(
-        _ endpoint: some RemoteService, target: Service, options: RequestOptions, progress: TransferProgressHandler?
+        _ endpoint: some RemoteService, target: Service, options: RequestOptions, call: Call
     )
         async throws(NALError) -> Response
     {
@@ -162,20 +174,27 @@ public final class Client<Service: RemoteService>: Sendable {
         try RequestOptions.validate(options.totalTimeout, setting: "RequestOptions.totalTimeout")
         var preparedRequest = prepared.request
         if let timeout = options.timeout { preparedRequest.timeoutInterval = timeout }
+        for (name, value) in call.headers { try preparedRequest.setValidatedHeader(value, forName: name) }
         let request = preparedRequest
         let total = options.totalTimeout ?? endpoint.totalTimeout
         let deadline = total.map { ContinuousClock.now + .milliseconds(Int64(($0 * 1000).rounded(.up))) }
-        let response = try await CallRace.run(
-            deadline: deadline,
-            onDeadline: .timedOut(TimeoutFailure(limit: .total, seconds: total ?? 0, url: request.url))
-        ) { [self] () async throws(NALError) -> Response in
+        let totalTimeout = NALError.timedOut(TimeoutFailure(limit: .total, seconds: total ?? 0, url: request.url))
+        let response = try await CallRace.run(deadline: deadline, onDeadline: totalTimeout) {
+            [self] () async throws(NALError) -> Response in
             try await send(
-                request, target: target, kind: prepared.kind, options: options, deadline: deadline, progress: progress)
+                request, target: target, kind: prepared.kind, options: options, deadline: deadline,
+                progress: call.progress, streamsBody: call.streamsBody)
+        }
+        if let body = response.streamedBody, let deadline {
+            BodyDeadline.enforce(deadline, on: body, with: totalTimeout)
         }
         let validation = endpoint.validation
         guard validation.accepts(statusCode: response.statusCode) else {
             CoreLog.requestOperation.debug(
                 "\(response.statusCode) from \(Self.name(of: target), privacy: .public) rejected by validation")
+            if response.streamedBody != nil {
+                throw .unacceptableStatusCode(await ResponseStream.headWithBodyStart(of: response))
+            }
             throw .unacceptableStatusCode(response)
         }
         CoreLog.requestOperation.debug(
@@ -189,7 +208,7 @@ public final class Client<Service: RemoteService>: Sendable {
     /// Runs the hooks and the transport, sharing the call with identical ones when de-duplication is on.
     private func send(
         _ request: URLRequest, target: Service, kind: RequestKind, options: RequestOptions,
-        deadline: ContinuousClock.Instant?, progress: TransferProgressHandler?
+        deadline: ContinuousClock.Instant?, progress: TransferProgressHandler?, streamsBody: Bool
     ) async throws(NALError) -> Response {
         var request = request
         if let willSend {
@@ -204,9 +223,11 @@ public final class Client<Service: RemoteService>: Sendable {
             }
         }
         let context = TransportContext(
-            endpoint: target, kind: kind, options: options, deadline: deadline, progress: progress)
-        // A call that reports progress is its caller's own; sharing it would send one caller's events to another.
-        guard let inFlight, progress == nil,
+            endpoint: target, kind: kind, options: options, deadline: deadline, progress: progress,
+            streamsBody: streamsBody)
+        // A call that reports progress or streams is its caller's own; sharing it would send one caller's events or
+        // chunks to another.
+        guard let inFlight, progress == nil, !streamsBody,
             deduplicatedMethods.contains(HTTPMethod(rawValue: request.httpMethod ?? "GET")),
             let key = InFlightRequests.Key(request, kind: kind, options: options)
         else {

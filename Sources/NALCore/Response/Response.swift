@@ -22,19 +22,30 @@ public struct Response: Sendable {
     public let request: URLRequest
     /// Foundation's response object.
     public let httpResponse: HTTPURLResponse
-    /// When the call started and how long it took.
+    /// When the call started and how long it took; for a streamed response, until its head arrived.
     public let timing: ResponseTiming
+    /// The body still arriving, for a response a transport streams (`TransportContext.streamsBody`); `data` is then
+    /// empty. Middleware that wants to act when the body ends registers with `whenEnded(_:)`; a middleware that
+    /// returns a response of its own replaces the stream with that response's `data`.
+    public let streamedBody: StreamedBody?
 
     /// Creates a response; transports and stubs call this.
     public init(
-        request: URLRequest, httpResponse: HTTPURLResponse, data: Data, timing: ResponseTiming, fileURL: URL? = nil
+        request: URLRequest, httpResponse: HTTPURLResponse, data: Data, timing: ResponseTiming, fileURL: URL? = nil,
+        streamedBody: StreamedBody? = nil
     ) {
         self.request = request
         self.httpResponse = httpResponse
         self.data = data
         self.fileURL = fileURL
         self.timing = timing
+        self.streamedBody = streamedBody
         statusCode = httpResponse.statusCode
+    }
+
+    /// This response with `data` as its whole body and no stream.
+    package func replacingBody(with data: Data) -> Response {
+        Response(request: request, httpResponse: httpResponse, data: data, timing: timing, fileURL: fileURL)
     }
 }
 

@@ -37,6 +37,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let progress: ProgressReporter?
         /// The failure of the body being streamed (a file that shrank), which explains a failed task.
         let uploadFailure: Locked<NALError?>?
+        /// Where the body goes when the caller streams it; the call then returns at the head.
+        let stream: StreamedBody.Writer?
+        /// Whether the head of a streamed call has been returned; the body then ends in `stream`.
+        var headDelivered = false
     }
 
     private let states = Locked<[Int: State]>([:])
@@ -64,9 +68,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// - Parameters:
     ///   - upload: the request body to stream, when it is not in the request.
     ///   - routing: where a download's body goes; without it every body is kept in memory, up to `limit`.
+    ///   - stream: where the body goes when the caller streams it: the call returns as soon as the head arrives,
+    ///     with no data, and the body ends in `stream` (finished, or failed with the call's error). The writer's
+    ///     `onCancel` cancels the task.
     func exchange(
         _ request: URLRequest, in session: URLSession, limit: Int, idleTimeout: TimeInterval,
-        upload: UploadBody? = nil, routing: (any BodyRouting)? = nil, progress: ProgressReporter? = nil
+        upload: UploadBody? = nil, routing: (any BodyRouting)? = nil, progress: ProgressReporter? = nil,
+        stream: StreamedBody.Writer? = nil
     ) async throws(NALError) -> (HTTPURLResponse, Data) {
         let task: URLSessionDataTask
         var uploadFailure: Locked<NALError?>?
@@ -82,8 +90,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let state = { [uploadFailure] (continuation: UnsafeContinuation<Outcome, Never>) in
             State(
                 limit: limit, idleTimeout: idleTimeout, url: request.url, continuation: continuation,
-                lastActivity: .now, task: task, routing: routing, progress: progress, uploadFailure: uploadFailure)
+                lastActivity: .now, task: task, routing: routing, progress: progress, uploadFailure: uploadFailure,
+                stream: stream)
         }
+        stream?.onCancel { [weak self] in self?.end(task, identifier, with: .failure(.cancelled)) }
         let outcome = await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
                 start(task, state(continuation))
@@ -118,12 +128,45 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         delegateQueue.cancel(task)
     }
 
-    /// Resumes the continuation of `identifier` with `outcome`; `false` when the call had already ended.
+    /// Resumes the continuation of `identifier` with `outcome`, or ends its streamed body with it once the head has
+    /// been returned; `false` when the call had already ended.
     @discardableResult
     private func finish(_ identifier: Int, with outcome: Outcome) -> Bool {
         guard let state = states.withLock({ $0.removeValue(forKey: identifier) }) else { return false }
-        state.continuation.resume(returning: outcome)
+        guard let stream = state.stream else {
+            state.continuation.resume(returning: outcome)
+            return true
+        }
+        switch outcome {
+        case .success(let (response, data)):
+            stream.append(data)
+            stream.finish()
+            if !state.headDelivered { state.continuation.resume(returning: .success((response, Data()))) }
+        case .failure(let error):
+            if state.headDelivered {
+                stream.finish(throwing: error)
+            } else {
+                state.continuation.resume(returning: outcome)
+            }
+        }
         return true
+    }
+
+    /// Returns the head of a streamed call as soon as it arrives; the body follows in its writer.
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        completionHandler(.allow)
+        guard let head = response as? HTTPURLResponse else { return }
+        let continuation = states.withLock { states -> UnsafeContinuation<Outcome, Never>? in
+            guard let index = states.index(forKey: dataTask.taskIdentifier), states.values[index].stream != nil,
+                !states.values[index].headDelivered
+            else { return nil }
+            states.values[index].headDelivered = true
+            return states.values[index].continuation
+        }
+        continuation?.resume(returning: .success((head, Data())))
     }
 
     /// Ends every call that has moved no byte for its idle timeout; stops ticking when no call is in flight.
@@ -135,6 +178,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 idleTimer.stop()
                 return []
             }
+            // A streamed body never holds the server back (it spills), so idleness is the server's silence alone.
             return states.filter { _, state in
                 now - state.lastActivity >= .milliseconds(Int64((state.idleTimeout * 1000).rounded(.up)))
             }.map { ($0.key, $0.value) }
@@ -153,6 +197,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         case route(any BodyRouting, ProgressReporter?)
         case write(any BodyRouting, ProgressReporter?)
         case count(ProgressReporter)
+        case stream(StreamedBody.Writer)
     }
 
     /// Delegate callbacks run one at a time on the session's delegate queue, which is what limits throughput with
@@ -166,6 +211,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let action = states.withLock { states -> ChunkAction in
             guard let index = states.index(forKey: identifier) else { return .none }
             states.values[index].lastActivity = .now
+            if let stream = states.values[index].stream { return .stream(stream) }
             let progress = states.values[index].progress
             if let routing = states.values[index].routing {
                 switch states.values[index].route {
@@ -189,6 +235,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         switch action {
         case .none:
             return
+        case .stream(let stream):
+            if !stream.append(data) { end(dataTask, identifier, with: .failure(.cancelled)) }
         case .overflow(let limit, let url):
             end(dataTask, identifier, with: .failure(.responseTooLarge(limit: limit, url: url)))
         case .count(let progress):

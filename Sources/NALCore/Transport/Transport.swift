@@ -32,11 +32,16 @@ public struct TransportContext: Sendable {
     /// Receives the transfer's progress, when the caller asked for it (`Client.transfer(_:)`). Transports report
     /// bytes sent and received to it, tagged with `attempt`; middleware passes it on untouched by passing the context.
     public let progress: TransferProgressHandler?
+    /// Whether the caller streams the body (`Client.stream(_:)`): the transport returns as soon as the head has
+    /// arrived, with the body in `Response.streamedBody`. A transport that cannot stream returns the whole body in
+    /// `data`, and the Client streams it from there. Middleware sees the head; the body flows past it.
+    public let streamsBody: Bool
 
     /// Creates a context.
     public init(
         endpoint: any RemoteService, kind: RequestKind = .data, options: RequestOptions = RequestOptions(),
-        deadline: ContinuousClock.Instant? = nil, attempt: Int = 1, progress: TransferProgressHandler? = nil
+        deadline: ContinuousClock.Instant? = nil, attempt: Int = 1, progress: TransferProgressHandler? = nil,
+        streamsBody: Bool = false
     ) {
         self.endpoint = endpoint
         self.kind = kind
@@ -44,12 +49,14 @@ public struct TransportContext: Sendable {
         self.deadline = deadline
         self.attempt = attempt
         self.progress = progress
+        self.streamsBody = streamsBody
     }
 
     /// This context for another attempt of the same call.
     public func forAttempt(_ attempt: Int) -> TransportContext {
         TransportContext(
-            endpoint: endpoint, kind: kind, options: options, deadline: deadline, attempt: attempt, progress: progress)
+            endpoint: endpoint, kind: kind, options: options, deadline: deadline, attempt: attempt, progress: progress,
+            streamsBody: streamsBody)
     }
 
     /// A progress reporter for this attempt, or `nil` when nobody listens.

@@ -40,6 +40,8 @@ public final class URLSessionTransport: Transport {
     private let additionalHeaders: [(name: String, value: String)]
     /// The configuration's `timeoutIntervalForRequest`.
     private let sessionIdleTimeout: TimeInterval
+    /// The configuration of the session each streamed call gets to itself.
+    let streamConfiguration: URLSessionConfiguration
     /// Whether the session answers from NAL's stub server, which must know it is talking to this transport.
     let marksRequestsForStubs: Bool
     /// The most bytes of body kept in memory; more ends the call with `NALError.responseTooLarge`. Downloads to a
@@ -77,6 +79,9 @@ public final class URLSessionTransport: Transport {
         marksRequestsForStubs = StubSessionSeam.includesStubbing(own.protocolClasses)
         // NAL enforces the idle timeout; Foundation's whole-second timer is only a backstop that never fires first.
         own.timeoutIntervalForRequest = Self.backstop(for: sessionIdleTimeout)
+        streamConfiguration = (own.copy() as? URLSessionConfiguration) ?? own
+        // A stream waiting for a slow consumer moves no byte; only NAL's idle timer knows that is not idleness.
+        streamConfiguration.timeoutIntervalForRequest = Self.backstop(for: RequestOptions.maximumTimeout)
         let delegateQueue = SerialDelegateQueue()
         tasks = SessionDelegate(delegateQueue: delegateQueue)
         session = URLSession(configuration: own, delegate: tasks, delegateQueue: delegateQueue)
@@ -114,6 +119,9 @@ public final class URLSessionTransport: Transport {
             sent.timeoutInterval = Self.backstop(for: idleTimeout)
         }
         let exchange = Exchange(limit: limit, idleTimeout: idleTimeout, progress: progress)
+        if context.streamsBody, !context.kind.isDownload {
+            return try await stream(sent, as: request, upload: upload, idleTimeout: idleTimeout, started: started)
+        }
         if case .download(let destination) = context.kind {
             return try await download(sent, as: request, to: destination, exchange, started: started)
         }
@@ -145,7 +153,7 @@ public final class URLSessionTransport: Transport {
 
     /// Foundation's own idle timer, in whole seconds, set past NAL's so that it never fires first. An invalid value
     /// is refused before any request is sent, so the backstop only needs to be finite.
-    private static func backstop(for idleTimeout: TimeInterval) -> TimeInterval {
+    static func backstop(for idleTimeout: TimeInterval) -> TimeInterval {
         guard idleTimeout.isFinite, idleTimeout > 0 else { return defaultRequestTimeout }
         return min(idleTimeout, RequestOptions.maximumTimeout).rounded(.up) + 1
     }

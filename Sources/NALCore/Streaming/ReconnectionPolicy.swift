@@ -1,0 +1,46 @@
+/// How `Client.serverSentEvents(_:reconnect:)` reconnects after a connection drops or fails.
+///
+/// The wait before a reconnection is the server's last `retry:` time, or `initialDelay` when it sent none. While
+/// attempts deliver no event, each further wait is `multiplier` times the last, and no wait is longer than
+/// `maximumDelay` (a server's `retry:` included, so that a hostile value cannot stall the client for ever).
+public struct ReconnectionPolicy: Sendable, Equatable {
+    /// The wait when the server has not set one with `retry:`.
+    public var initialDelay: Duration
+    /// The longest wait.
+    public var maximumDelay: Duration
+    /// How much longer each wait is than the last while attempts deliver no event; from 1 to 1,000.
+    public var multiplier: Double
+    /// How many reconnections in a row may deliver no event before the sequence throws the last error; `nil` for no
+    /// limit.
+    public var maximumAttempts: Int?
+
+    /// Creates a policy.
+    public init(
+        initialDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(30), multiplier: Double = 2,
+        maximumAttempts: Int? = nil
+    ) {
+        self.initialDelay = max(.zero, initialDelay)
+        self.maximumDelay = max(self.initialDelay, maximumDelay)
+        self.multiplier = multiplier.isFinite ? min(1000, max(1, multiplier)) : 1
+        self.maximumAttempts = maximumAttempts.map { max(0, $0) }
+    }
+
+    /// 1 s, doubling while attempts fail, at most 30 s, for ever: a long-lived feed that outlives outages.
+    public static let `default` = ReconnectionPolicy()
+
+    /// Never reconnect: the first drop ends the sequence with its error.
+    public static let never = ReconnectionPolicy(maximumAttempts: 0)
+
+    /// The wait before reconnection number `failures` in a row (1 for the first after a good connection), given the
+    /// server's `retry:` time.
+    func delay(afterFailures failures: Int, serverRetry: Duration?) -> Duration {
+        let base = min(serverRetry ?? initialDelay, maximumDelay)
+        var delay = base
+        var step = 1
+        while step < failures, delay < maximumDelay {
+            delay = delay * multiplier
+            step += 1
+        }
+        return min(delay, maximumDelay)
+    }
+}

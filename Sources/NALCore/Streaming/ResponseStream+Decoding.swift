@@ -1,0 +1,197 @@
+public import Foundation
+
+extension ResponseStream {
+    /// The body as lines of UTF-8 text (invalid bytes replaced), without their endings (LF, CRLF or CR). A last line
+    /// without an ending is delivered too. A line longer than `maximumLineLength` bytes ends the stream with
+    /// `NALError.responseTooLarge`.
+    public var lines: LineSequence { LineSequence(stream: self, maximumLineLength: Self.defaultMaximumLineLength) }
+
+    /// The body as lines, with a bound on a line's length in bytes.
+    public func lines(maximumLineLength: Int) -> LineSequence {
+        LineSequence(stream: self, maximumLineLength: maximumLineLength)
+    }
+
+    /// The default bound on one line: 8 MiB.
+    public static let defaultMaximumLineLength = 8 << 20
+
+    /// The body as server-sent events (see `ServerSentEventParser`). The first step throws before any event when the
+    /// response's `Content-Type` is not `text/event-stream`: `NALError.decoding`, with the start of the body (at
+    /// most 64 KiB) in its response.
+    public var serverSentEvents: ServerSentEventSequence { ServerSentEventSequence(stream: self) }
+
+    /// The body as JSON lines (NDJSON): one value per line, decoded with `decoder`; empty lines are skipped. A line
+    /// that does not decode ends the stream with `NALError.decoding`, whose response holds that line.
+    public func jsonLines<Value: Decodable>(
+        of type: Value.Type, decoder: JSONDecoder = JSONDecoder(),
+        maximumLineLength: Int = ResponseStream.defaultMaximumLineLength
+    ) -> JSONLineSequence<Value> {
+        JSONLineSequence(lines: lines(maximumLineLength: maximumLineLength), decoder: decoder)
+    }
+
+    /// The most bytes of a refused body kept in an error.
+    static let errorBodyLimit = 64 << 10
+
+    /// A streamed response's head with the first bytes of its body (at most `errorBodyLimit`), for an error; stops
+    /// the body.
+    static func headWithBodyStart(of response: Response) async -> Response {
+        guard let body = response.streamedBody else { return response }
+        var collected = Data()
+        while collected.count < errorBodyLimit {
+            guard let chunk = try? await body.next() else { break }
+            collected.append(chunk.prefix(errorBodyLimit - collected.count))
+        }
+        body.stop(with: .cancelled)
+        return response.replacingBody(with: collected)
+    }
+}
+
+/// The lines of a `ResponseStream`.
+public struct LineSequence: AsyncSequence, Sendable {
+    public typealias Element = String
+    public typealias Failure = NALError
+
+    let stream: ResponseStream
+    let maximumLineLength: Int
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(chunks: stream.makeAsyncIterator(), splitter: LineSplitter(maximumLineLength: maximumLineLength))
+    }
+
+    /// Splits chunks into lines as they arrive.
+    public struct Iterator: AsyncIteratorProtocol {
+        var chunks: ResponseStream.Iterator
+        var splitter: LineSplitter
+        var ready: [String] = []
+        var nextReady = 0
+        var ended = false
+
+        public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws(NALError) -> String?
+        {
+            while nextReady == ready.count {
+                ready.removeAll(keepingCapacity: true)
+                nextReady = 0
+                guard !ended else { return nil }
+                guard let chunk = try await chunks.next(isolation: actor) else {
+                    ended = true
+                    if let last = splitter.finish() { return String(decoding: last, as: UTF8.self) }
+                    return nil
+                }
+                var overlong = false
+                var lines = ready
+                chunk.withUnsafeBytes { bytes in
+                    splitter.feed(bytes) { piece in
+                        switch piece {
+                        case .line(let line): lines.append(String(decoding: line, as: UTF8.self))
+                        case .overlong: overlong = true
+                        }
+                    }
+                }
+                ready = lines
+                if overlong {
+                    throw .responseTooLarge(limit: splitter.maximumLineLength, url: nil)
+                }
+            }
+            defer { nextReady += 1 }
+            return ready[nextReady]
+        }
+
+        public mutating func next() async throws(NALError) -> String? {
+            try await next(isolation: nil)
+        }
+    }
+}
+
+/// The server-sent events of a `ResponseStream`.
+public struct ServerSentEventSequence: AsyncSequence, Sendable {
+    public typealias Element = ServerSentEvent
+    public typealias Failure = NALError
+
+    let stream: ResponseStream
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(stream: stream, chunks: stream.makeAsyncIterator())
+    }
+
+    /// Parses chunks into events as they arrive.
+    public struct Iterator: AsyncIteratorProtocol {
+        let stream: ResponseStream
+        var chunks: ResponseStream.Iterator
+        var parser = ServerSentEventParser()
+        var ready: [ServerSentEvent] = []
+        var nextReady = 0
+        var checked = false
+
+        public mutating func next(
+            isolation actor: isolated (any Actor)? = #isolation
+        ) async throws(NALError) -> ServerSentEvent? {
+            if !checked {
+                checked = true
+                try await EventStreamHead.check(stream)
+            }
+            while nextReady == ready.count {
+                guard let chunk = try await chunks.next(isolation: actor) else {
+                    parser.finish()
+                    return nil
+                }
+                let dropped = parser.droppedEvents
+                ready = parser.parse(chunk)
+                nextReady = 0
+                if parser.droppedEvents != dropped {
+                    throw .responseTooLarge(limit: parser.maximumEventSize, url: stream.response.request.url)
+                }
+            }
+            defer { nextReady += 1 }
+            return ready[nextReady]
+        }
+
+        public mutating func next() async throws(NALError) -> ServerSentEvent? {
+            try await next(isolation: nil)
+        }
+    }
+}
+
+/// The values of a JSON-lines body.
+public struct JSONLineSequence<Value: Decodable>: AsyncSequence, Sendable {
+    public typealias Element = Value
+    public typealias Failure = NALError
+
+    let lines: LineSequence
+    let decoder: JSONDecoder
+
+    init(lines: LineSequence, decoder: JSONDecoder) {
+        self.lines = lines
+        self.decoder = decoder
+    }
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(lines: lines.makeAsyncIterator(), decoder: decoder, response: lines.stream.response)
+    }
+
+    /// Decodes each non-empty line.
+    public struct Iterator: AsyncIteratorProtocol {
+        var lines: LineSequence.Iterator
+        let decoder: JSONDecoder
+        let response: Response
+
+        public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws(NALError) -> Value?
+        {
+            while let line = try await lines.next(isolation: actor) {
+                guard line.contains(where: { !$0.isWhitespace }) else { continue }
+                let data = Data(line.utf8)
+                do {
+                    return try decoder.decode(Value.self, from: data)
+                } catch {
+                    throw .decoding(
+                        DecodingFailure(
+                            type: String(describing: Value.self), keyPath: nil, underlying: error,
+                            response: response.replacingBody(with: data)))
+                }
+            }
+            return nil
+        }
+
+        public mutating func next() async throws(NALError) -> Value? {
+            try await next(isolation: nil)
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The bytes of a streamed body that wait on disk while its consumer lags behind a producer that cannot be held
+/// back (URLSession on Linux, whose transfers cannot be paused: see `StreamedBody.makeStream(highWater:spillsToDisk:)`).
+///
+/// The file has no name anyone can use: it is created under a random name with `O_EXCL|O_NOFOLLOW`, mode 0600, and
+/// unlinked at once, so it disappears with its descriptor, even if the process dies. Ranges the consumer has read are
+/// given back to the file system as it goes, so the disk holds about what the consumer lags, not all that passed.
+///
+/// One producer writes (`append`, at offsets only it advances) while the consumer reads ranges already written;
+/// `pread`/`pwrite` at distinct offsets need no lock.
+final class SpillFile: @unchecked Sendable {
+    /// A range of the file that holds body bytes, in order.
+    struct Extent: Sendable {
+        var offset: Int64
+        var count: Int
+    }
+
+    private let descriptor: Int32
+    /// Where the file was created, for errors; it no longer exists there.
+    let url: URL
+    /// The producer's write offset; only the producer touches it.
+    private var end: Int64 = 0
+    /// Up to where the consumer's reads have been handed back to the file system; only the consumer touches it.
+    private var released: Int64 = 0
+    private static let readQueue = DispatchQueue(label: "dev.nal.stream-spill", attributes: .concurrent)
+    /// Read ranges are handed back in steps of this many bytes.
+    private static let releaseStep: Int64 = 8 << 20
+
+    /// Creates the file in `directory` (the temporary directory by default).
+    init(in directory: URL = FileManager.default.temporaryDirectory) throws(NALError) {
+        let url = directory.appendingPathComponent(".nal-stream-\(UUID().uuidString)")
+        let descriptor = open(url.path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw Self.failure(errno, url) }
+        unlink(url.path)
+        self.descriptor = descriptor
+        self.url = url
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Writes `data` at the end of the file and returns where it went. Called by the producer only.
+    func append(_ data: Data) throws(NALError) -> Extent {
+        let start = end
+        var written = 0
+        let failure: Int32? = data.withUnsafeBytes { bytes -> Int32? in
+            guard let base = bytes.baseAddress else { return nil }
+            while written < bytes.count {
+                let result = pwrite(descriptor, base + written, bytes.count - written, off_t(start) + off_t(written))
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                written += result
+            }
+            return nil
+        }
+        if let failure { throw Self.failure(failure, url) }
+        end += Int64(data.count)
+        return Extent(offset: start, count: data.count)
+    }
+
+    /// Reads `extent` on a thread of its own (never a Swift task's), then hands what was read before it back to
+    /// the file system. Called by the consumer only, in order.
+    func read(_ extent: Extent) async throws(NALError) -> Data {
+        let result = await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<Data, NALError>, Never>) in
+            Self.readQueue.async { continuation.resume(returning: self.readNow(extent)) }
+        }
+        return try result.get()
+    }
+
+    private func readNow(_ extent: Extent) -> Result<Data, NALError> {
+        var data = Data(count: extent.count)
+        var read = 0
+        let failure: Int32? = data.withUnsafeMutableBytes { bytes -> Int32? in
+            guard let base = bytes.baseAddress else { return nil }
+            while read < bytes.count {
+                let result = pread(descriptor, base + read, bytes.count - read, off_t(extent.offset) + off_t(read))
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                // The producer wrote this range before handing it over: a short file is a broken file system.
+                if result == 0 { return EIO }
+                read += result
+            }
+            return nil
+        }
+        if let failure { return .failure(Self.failure(failure, url)) }
+        release(upTo: extent.offset + Int64(extent.count))
+        return .success(data)
+    }
+
+    /// Frees the disk blocks of what the consumer has read (a hole punched in the file; its size stays).
+    private func release(upTo offset: Int64) {
+        #if os(Linux)
+            guard offset - released >= Self.releaseStep else { return }
+            // FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE. A file system without holes keeps the blocks until the
+            // body ends; nothing else depends on it.
+            _ = Self.punchHole?(descriptor, 0x02 | 0x01, off_t(released), off_t(offset - released))
+            released = offset
+        #endif
+    }
+
+    #if os(Linux)
+        /// glibc's `fallocate`, which Swift's Glibc module does not import.
+        private typealias Fallocate = @convention(c) (Int32, Int32, off_t, off_t) -> Int32
+        private static let punchHole: Fallocate? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fallocate").map {
+            unsafeBitCast($0, to: Fallocate.self)
+        }
+    #endif
+
+    private static func failure(_ code: Int32, _ url: URL) -> NALError {
+        let problem: FileFailure.Problem =
+            switch code {
+            case ENOSPC, EDQUOT: .diskFull
+            case EACCES, EPERM, EROFS: .notWritable
+            case ENOENT, ENOTDIR: .missing
+            default: .other(String(cString: strerror(code)))
+            }
+        return .file(
+            FileFailure(
+                role: .temporaryFile, problem: problem, url: url,
+                underlying: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)))
+    }
+}

@@ -1,0 +1,126 @@
+public import Foundation
+
+/// A response body that arrives over time: a transport appends chunks as they come through its `Writer`, one
+/// consumer reads them (`ResponseStream`), and what waits in between is bounded.
+///
+/// ```swift
+/// // In a transport of your own:
+/// let (body, writer) = StreamedBody.makeStream()
+/// writer.onCancel { connection.close() }
+/// for await chunk in connection.chunks {
+///     guard writer.append(chunk) else { break }       // false: the consumer stopped
+///     await writer.awaitCapacity()                     // the consumer is slower than the network
+/// }
+/// writer.finish()
+/// return Response(request: request, httpResponse: head, data: Data(), timing: timing, streamedBody: body)
+/// ```
+///
+/// The consumer's side stops the body, and runs the writer's `onCancel`, when the consumer leaves its loop, its task
+/// is cancelled, a total timeout passes, or the last reference to the body goes away unread. Chunks that arrived
+/// before a failure are delivered before the error; after a stop nothing more is.
+public final class StreamedBody: Sendable {
+    /// How a body ended, for whoever watches it (`whenEnded(_:)`): logging, activity indicators, recorders.
+    public struct Ending: Sendable {
+        /// Body bytes the transport appended.
+        public let byteCount: Int64
+        /// From the head's arrival to the body's end.
+        public let duration: Duration
+        /// `nil` when the body ended normally; the error otherwise (`.cancelled` when the consumer stopped).
+        public let error: NALError?
+    }
+
+    /// The default bound on bytes waiting for the consumer: 1 MiB.
+    public static let defaultHighWater = 1 << 20
+
+    let channel: BodyChannel
+
+    private init(channel: BodyChannel) {
+        self.channel = channel
+    }
+
+    deinit {
+        channel.stop(with: .cancelled)
+    }
+
+    /// The default bound on bytes a spilling body keeps on disk for a consumer that lags: 4 GiB.
+    public static let defaultMaximumSpilled: Int64 = 4 << 30
+
+    /// A body and the writer that fills it; `highWater` bounds the bytes that wait for the consumer in memory.
+    ///
+    /// - Parameters:
+    ///   - highWater: the bytes that may wait in memory. A producer that can wait checks `Writer.isFull` and calls
+    ///     `Writer.awaitCapacity()`, so that the network slows down to the consumer's pace.
+    ///   - spillsToDisk: for producers that cannot wait, such as callbacks on a thread that other transfers share
+    ///     (URLSession's): chunks past the bound go to an unnamed temporary file, in order, until the consumer
+    ///     catches up. Memory stays bounded; the disk holds what the consumer lags behind.
+    ///   - maximumSpilled: the most bytes the temporary file may hold; past it the body fails with
+    ///     `responseTooLarge` instead of filling the disk.
+    public static func makeStream(
+        highWater: Int = defaultHighWater, spillsToDisk: Bool = false, maximumSpilled: Int64 = defaultMaximumSpilled
+    ) -> (body: StreamedBody, writer: Writer) {
+        let channel = BodyChannel(highWater: highWater, spillsToDisk: spillsToDisk, maximumSpilled: maximumSpilled)
+        return (StreamedBody(channel: channel), Writer(channel: channel))
+    }
+
+    /// A body that holds `data` and has ended: what a transport that cannot stream returns.
+    public static func complete(_ data: Data) -> StreamedBody {
+        let (body, writer) = makeStream(highWater: max(1, data.count))
+        writer.append(data)
+        writer.finish()
+        return body
+    }
+
+    /// Calls `observer` once when the body ends (at once if it has): finished, failed, or stopped by the consumer.
+    public func whenEnded(_ observer: @escaping @Sendable (Ending) -> Void) {
+        channel.whenEnded(observer)
+    }
+
+    /// The bytes waiting for the consumer, in memory and on disk.
+    package var waiting: (memory: Int, disk: Int64) { channel.waiting }
+
+    /// The next chunk, or `nil` at the end.
+    func next() async throws(NALError) -> Data? {
+        try await channel.next()
+    }
+
+    /// Stops the body from the consumer's side (see `BodyChannel.stop(with:)`).
+    package func stop(with error: NALError) {
+        channel.stop(with: error)
+    }
+
+    /// The producer's side of a `StreamedBody`. Holding it does not keep the body alive: a body nobody reads is
+    /// stopped even while its writer still runs, and `append(_:)` then returns `false`.
+    public struct Writer: Sendable {
+        let channel: BodyChannel
+
+        /// Adds a chunk; `false` when the body was stopped and the transfer should end. A chunk is never dropped or
+        /// split; after one that fills the bound, wait for capacity before the next (or let the body spill).
+        @discardableResult
+        public func append(_ data: Data) -> Bool { channel.append(data) }
+
+        /// Whether the bytes waiting for the consumer have reached the bound.
+        public var isFull: Bool { channel.isFull }
+
+        /// Whether the body still takes chunks: not finished and not stopped.
+        public var isActive: Bool { channel.isActive }
+
+        /// The bytes waiting for the consumer, in memory and on disk.
+        package var waiting: (memory: Int, disk: Int64) { channel.waiting }
+
+        /// Waits in a task until the consumer has taken most of what waits, or the body was stopped.
+        public func awaitCapacity() async { await channel.awaitCapacity() }
+
+        /// Ends the body normally: the consumer gets the chunks that wait, then the end.
+        public func finish() { channel.finish() }
+
+        /// Ends the body with `error`, delivered after the chunks that wait.
+        public func finish(throwing error: NALError) { channel.finish(throwing: error) }
+
+        /// Says how to stop the transfer when the consumer stops; runs at once if it already has.
+        public func onCancel(_ cancel: @escaping @Sendable () -> Void) { channel.onCancel(cancel) }
+
+        /// When a byte last moved in or out: an idle timeout counts from here, so that time spent waiting for a
+        /// slow consumer is not the server's idleness.
+        package var lastActivity: ContinuousClock.Instant { channel.lastActivity }
+    }
+}

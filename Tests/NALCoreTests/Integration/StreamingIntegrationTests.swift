@@ -1,0 +1,270 @@
+import Foundation
+import NALCore
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("Integration: streaming from httpbin", .enabled(if: HTTPBin.url != nil, HTTPBin.skipReason))
+struct HTTPBinStreamingTests {
+    struct Line: Decodable {
+        let id: Int
+        let url: String
+    }
+
+    @Test("/stream/20 as JSON lines: twenty values, ids 0 to 19")
+    func jsonLines() async throws {
+        let client = Client<TestEndpoint>()
+        var ids: [Int] = []
+        for try await line in try await client.stream(HTTPBin.endpoint("stream/20")).jsonLines(of: Line.self) {
+            ids.append(line.id)
+            #expect(line.url.hasSuffix("/stream/20"))
+        }
+        #expect(ids == Array(0..<20))
+    }
+
+    @Test("/drip as chunks: the first byte arrives long before the last is sent")
+    func drip() async throws {
+        let client = Client<TestEndpoint>()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let stream = try await client.stream(
+            HTTPBin.endpoint(
+                "drip",
+                requestType: .parameters(
+                    ["numbytes": 5, "duration": 2, "delay": 0], encoding: URLEncoding.queryString)))
+        var arrivals: [Duration] = []
+        var bytes = 0
+        for try await chunk in stream {
+            bytes += chunk.count
+            arrivals.append(clock.now - start)
+        }
+        #expect(bytes == 5)
+        // httpbin sends a byte every 0.4 s; a buffered body would arrive all at once after 2 s.
+        #expect(arrivals.count >= 2)
+        #expect((arrivals.last ?? .zero) - (arrivals.first ?? .zero) > .milliseconds(800))
+    }
+
+    @Test("/stream-bytes arrives whole, byte for byte the same as the buffered call")
+    func streamBytes() async throws {
+        let client = Client<TestEndpoint>()
+        let endpoint = HTTPBin.endpoint(
+            "stream-bytes/100000",
+            requestType: .parameters(["seed": 7, "chunk_size": 4096], encoding: URLEncoding.queryString))
+        var streamed = Data()
+        for try await chunk in try await client.stream(endpoint) { streamed.append(chunk) }
+        let buffered = try await client.request(endpoint).data
+        #expect(streamed.count == 100_000)
+        #expect(streamed == buffered)
+    }
+
+    @Test("a 404 fails before streaming, with the start of its body")
+    func notFound() async throws {
+        do {
+            _ = try await Client<TestEndpoint>().stream(HTTPBin.endpoint("status/404"))
+            Issue.record("a 404 was streamed")
+        } catch {
+            guard case .unacceptableStatusCode(let response) = error else {
+                Issue.record("expected unacceptableStatusCode, got \(error)")
+                return
+            }
+            #expect(response.statusCode == 404)
+        }
+    }
+}
+
+@Suite("Integration: event streams and reconnection", .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+struct EventStreamIntegrationTests {
+    static let quick = ReconnectionPolicy(initialDelay: .milliseconds(50), maximumDelay: .seconds(1))
+
+    @Test("a drop mid-event: the reconnection carries Last-Event-ID, the cut event comes once, a 204 ends it")
+    func resume() async throws {
+        let key = FaultServer.probe()
+        let client = Client<TestEndpoint>()
+        var events: [ServerSentEvent] = []
+        let endpoint = FaultServer.endpoint("sse", query: ["script": "resume", "key": .string(key)])
+        for try await event in client.serverSentEvents(endpoint, reconnect: Self.quick) { events.append(event) }
+        #expect(events.map(\.data) == (1...5).map { "event \($0)" })
+        #expect(events.map(\.lastEventID) == (1...5).map { "\($0)" })
+        let journal = try await FaultServer.journal(probe: key)
+        #expect(journal.map { $0.header("Last-Event-ID") } == [nil, "3", "5"])
+        #expect(journal.allSatisfy { $0.header("Accept") == "text/event-stream" })
+    }
+
+    @Test("the server's retry: sets the wait before reconnecting")
+    func retry() async throws {
+        let key = FaultServer.probe()
+        let client = Client<TestEndpoint>()
+        // The policy's own wait is 5 s; the server asks for 300 ms.
+        let policy = ReconnectionPolicy(initialDelay: .seconds(5), maximumDelay: .seconds(10))
+        var events: [ServerSentEvent] = []
+        let endpoint = FaultServer.endpoint("sse", query: ["script": "retry", "retry_ms": 300, "key": .string(key)])
+        for try await event in client.serverSentEvents(endpoint, reconnect: policy) { events.append(event) }
+        #expect(events.map(\.data) == ["event 1", "event 2"])
+        #expect(events.first?.retry == .milliseconds(300))
+        let times = try await FaultServer.journal(probe: key).compactMap(\.at)
+        #expect(times.count == 3)
+        if times.count == 3 {
+            #expect(times[1] - times[0] >= 0.3)
+            #expect(times[1] - times[0] < 0.3 + Timing.slack.seconds)
+            #expect(times[2] - times[1] < 0.3 + Timing.slack.seconds)
+        }
+    }
+
+    @Test("a stream that never ends, left by its consumer: the server sees the connection close at once")
+    func endlessCancelled() async throws {
+        let key = FaultServer.probe()
+        let client = Client<TestEndpoint>()
+        let endpoint = FaultServer.endpoint("sse", query: ["script": "endless", "key": .string(key)])
+        var count = 0
+        for try await _ in try await client.stream(endpoint).serverSentEvents {
+            count += 1
+            if count == 3 { break }
+        }
+        let left = Date().timeIntervalSince1970
+        var closedAt: Double?
+        for _ in 0..<100 where closedAt == nil {
+            try await Task.sleep(for: .milliseconds(20))
+            closedAt = try await FaultServer.closedAt(key: key)
+        }
+        let closed = try #require(closedAt, "the server never saw the connection close")
+        #expect(closed - left < 0.2 + (Timing.underThreadSanitizer ? 2 : 0), "closed \(closed - left) s after")
+    }
+
+    @Test("a body that is not an event stream fails without reconnecting, with the start of the body")
+    func notAnEventStream() async throws {
+        let key = FaultServer.probe()
+        let endpoint = FaultServer.endpoint("sse", query: ["script": "plain", "key": .string(key)])
+        do {
+            for try await _ in Client<TestEndpoint>().serverSentEvents(endpoint, reconnect: Self.quick) {}
+            Issue.record("a text/plain body was read as events")
+        } catch {
+            guard case .decoding(let failure) = error else {
+                Issue.record("expected a decoding error, got \(error)")
+                return
+            }
+            #expect(failure.response.string() == "these are not events")
+        }
+        #expect(try await FaultServer.journal(probe: key).count == 1)
+    }
+
+    @Test("a refused status fails without reconnecting")
+    func refusedStatus() async throws {
+        let key = FaultServer.probe()
+        let endpoint = FaultServer.endpoint("status/503", query: ["key": .string(key)])
+        do {
+            for try await _ in Client<TestEndpoint>().serverSentEvents(endpoint, reconnect: Self.quick) {}
+            Issue.record("a 503 was read as events")
+        } catch {
+            guard case .unacceptableStatusCode(let response) = error else {
+                Issue.record("expected unacceptableStatusCode, got \(error)")
+                return
+            }
+            #expect(response.statusCode == 503)
+        }
+        #expect(try await FaultServer.journal(probe: key).count == 1)
+    }
+
+    @Test("a server that cannot be reached is retried with backoff, up to the policy's attempts")
+    func unreachable() async throws {
+        let policy = ReconnectionPolicy(initialDelay: .milliseconds(20), maximumDelay: .seconds(1), maximumAttempts: 3)
+        // A port nothing listens on: connection refused at once.
+        let endpoint = TestEndpoint(baseURL: URL(string: "http://127.0.0.1:9/sse") ?? TestEndpoint.exampleBase)
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            for try await _ in Client<TestEndpoint>().serverSentEvents(endpoint, reconnect: policy) {}
+            Issue.record("an unreachable server ended normally")
+        } catch {
+            guard case .transport = error else {
+                Issue.record("expected a transport error, got \(error)")
+                return
+            }
+        }
+        // Waits of 20, 40 and 80 ms between four attempts.
+        #expect(clock.now - start >= .milliseconds(140))
+    }
+
+    @Test("a slow consumer of a fast server does not time out: waiting for it is not idleness")
+    func slowConsumer() async throws {
+        let client = Client<TestEndpoint>()
+        let endpoint = FaultServer.endpoint("source/8000000", timeout: 0.5)
+        var bytes = 0
+        var paused = false
+        for try await chunk in try await client.stream(endpoint) {
+            bytes += chunk.count
+            if !paused {
+                paused = true
+                // Longer than the idle timeout while the server has everything ready to send.
+                try await Task.sleep(for: .milliseconds(1500))
+            }
+        }
+        #expect(bytes == 8_000_000)
+    }
+
+    @Test("a consumer that stalls holds back no other call: twenty calls finish while it sleeps")
+    func stalledConsumerIsolated() async throws {
+        // URLSession's sessions share one work queue on Linux: a stream that held back its callbacks for a slow
+        // consumer would stall every call in the process (Linux fact 26). A stream spills instead.
+        let client = Client<TestEndpoint>()
+        let stream = try await client.stream(FaultServer.endpoint("source/8000000"))
+        var iterator = stream.makeAsyncIterator()
+        _ = try await iterator.next()
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<20 {
+                group.addTask { _ = try await client.request(FaultServer.endpoint("echo")) }
+            }
+            try await group.waitForAll()
+        }
+        #expect(clock.now - start < Timing.bound(.milliseconds(500)))
+        // Meanwhile the server's bytes kept coming, and what the consumer has not taken past 1 MiB is on disk.
+        for _ in 0..<100 where stream.body.waiting.disk == 0 { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(stream.body.waiting.memory <= StreamedBody.defaultHighWater + (1 << 20))
+        #expect(stream.body.waiting.disk > 0)
+        var bytes = 0
+        while let chunk = try await iterator.next() { bytes += chunk.count }
+        #expect(bytes > 7_000_000)
+        #expect(stream.body.waiting == (0, 0))
+    }
+
+    @Test("a server that goes quiet mid-stream hits the idle timeout between chunks")
+    func idleBetweenChunks() async throws {
+        let endpoint = FaultServer.endpoint(
+            "sse", query: ["script": "endless", "interval_ms": 2000, "key": .string(FaultServer.probe())], timeout: 0.5)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var events = 0
+        do {
+            for try await _ in try await Client<TestEndpoint>().stream(endpoint).serverSentEvents { events += 1 }
+            Issue.record("an endless stream ended")
+        } catch {
+            guard case .timedOut(let failure) = error else {
+                Issue.record("expected a timeout, got \(error)")
+                return
+            }
+            #expect(failure.limit == .idle)
+        }
+        #expect(events == 1)
+        #expect(clock.now - start < Timing.bound(.milliseconds(500)))
+    }
+}
+
+extension FaultServer {
+    /// When the endless event stream `key` saw its connection close, in seconds since the epoch.
+    static func closedAt(key: String) async throws -> Double? {
+        guard let url else { return nil }
+        let (data, _) = try await URLSession.shared.data(
+            from: url.appendingPathComponent("_sse_closed").appending(queryItems: [
+                URLQueryItem(name: "key", value: key)
+            ]))
+        struct Answer: Decodable { let closedAt: Double? }
+        return try JSONDecoder().decode(Answer.self, from: data).closedAt
+    }
+}
+
+extension Duration {
+    fileprivate var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

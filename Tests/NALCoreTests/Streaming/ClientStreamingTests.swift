@@ -1,0 +1,251 @@
+import Foundation
+import NALCore
+import NALLogging
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("Client.stream: chunks, lines, events and JSON lines as they arrive")
+struct ClientStreamingTests {
+    struct Message: Decodable, Equatable {
+        let n: Int
+    }
+
+    @Test("chunks arrive in order, each before the next is sent")
+    func progressive() async throws {
+        let transport = ScriptedStreamTransport(
+            headers: ["Content-Type": "text/plain"], chunks: ["one", "two", "three"].map { Data($0.utf8) },
+            interval: .milliseconds(100))
+        let client = Client<TestEndpoint>(transport: transport)
+        let stream = try await client.stream(TestEndpoint())
+        #expect(stream.response.statusCode == 200)
+        #expect(stream.response.data.isEmpty)
+        var received: [String] = []
+        var receivedAt: [ContinuousClock.Instant] = []
+        for try await chunk in stream {
+            received.append(String(decoding: chunk, as: UTF8.self))
+            receivedAt.append(.now)
+        }
+        #expect(received == ["one", "two", "three"])
+        // The first chunk was in the consumer's hands before the second was sent.
+        let sent = transport.sentAt
+        #expect(sent.count == 3 && receivedAt[0] < sent[1])
+    }
+
+    @Test("lines: LF, CRLF and CR endings across chunk boundaries; the last line without an ending")
+    func lines() async throws {
+        let transport = ScriptedStreamTransport(
+            headers: ["Content-Type": "text/plain"],
+            chunks: ["al", "pha\r", "\nbeta\rgam", "ma\n\ndel", "ta"].map { Data($0.utf8) })
+        let client = Client<TestEndpoint>(transport: transport)
+        var lines: [String] = []
+        for try await line in try await client.stream(TestEndpoint()).lines { lines.append(line) }
+        #expect(lines == ["alpha", "beta", "gamma", "", "delta"])
+    }
+
+    @Test("a line past the bound ends the stream with responseTooLarge")
+    func overlongLine() async throws {
+        let transport = ScriptedStreamTransport(chunks: [Data(repeating: 0x61, count: 5000), Data("\n".utf8)])
+        let client = Client<TestEndpoint>(transport: transport)
+        let stream = try await client.stream(TestEndpoint())
+        await #expect(throws: NALError.self) {
+            for try await _ in stream.lines(maximumLineLength: 1000) {}
+        }
+    }
+
+    @Test("JSON lines decode one value per line, skip blank lines, and name the line that does not decode")
+    func jsonLines() async throws {
+        let transport = ScriptedStreamTransport(
+            headers: ["Content-Type": "application/x-ndjson"],
+            chunks: ["{\"n\":1}\n{\"n\"", ":2}\n\n", "{\"n\":3}\nnot json\n"].map { Data($0.utf8) })
+        let client = Client<TestEndpoint>(transport: transport)
+        var values: [Message] = []
+        do {
+            for try await value in try await client.stream(TestEndpoint()).jsonLines(of: Message.self) {
+                values.append(value)
+            }
+            Issue.record("a line that is not JSON was accepted")
+        } catch {
+            guard case .decoding(let failure) = error else {
+                Issue.record("expected a decoding error, got \(error)")
+                return
+            }
+            #expect(failure.response.string() == "not json")
+        }
+        #expect(values == [Message(n: 1), Message(n: 2), Message(n: 3)])
+    }
+
+    @Test("server-sent events through a stream; a body that is not an event stream fails before any event")
+    func events() async throws {
+        let transport = ScriptedStreamTransport(chunks: ["data: a\n", "\nevent: e\ndata: b\n\n"].map { Data($0.utf8) })
+        var events: [ServerSentEvent] = []
+        for try await event in try await Client<TestEndpoint>(transport: transport).stream(TestEndpoint())
+            .serverSentEvents
+        {
+            events.append(event)
+        }
+        #expect(events == [ServerSentEvent(data: "a"), ServerSentEvent(event: "e", data: "b")])
+
+        let plain = ScriptedStreamTransport(headers: ["Content-Type": "application/json"], chunks: [Data("{}".utf8)])
+        let stream = try await Client<TestEndpoint>(transport: plain).stream(TestEndpoint())
+        do {
+            for try await _ in stream.serverSentEvents { Issue.record("an event from a JSON body") }
+            Issue.record("a JSON body was read as events")
+        } catch {
+            guard case .decoding(let failure) = error else {
+                Issue.record("expected a decoding error, got \(error)")
+                return
+            }
+            #expect(failure.response.string() == "{}")
+            #expect("\(error)".contains("text/event-stream"))
+        }
+    }
+
+    @Test("leaving the loop early stops the body and cancels the transfer")
+    func breakCancels() async throws {
+        let transport = ScriptedStreamTransport(
+            headers: ["Content-Type": "text/plain"], chunks: (0..<100).map { Data("\($0)".utf8) },
+            interval: .milliseconds(10))
+        let client = Client<TestEndpoint>(transport: transport)
+        let stream = try await client.stream(TestEndpoint())
+        for try await _ in stream { break }
+        #expect(transport.cancelled)
+        #expect(transport.sentAt.count < 100)
+    }
+
+    @Test("cancelling the consuming task ends the loop with .cancelled and cancels the transfer")
+    func taskCancellation() async throws {
+        let transport = ScriptedStreamTransport(
+            headers: ["Content-Type": "text/plain"], chunks: (0..<1000).map { Data("\($0)".utf8) },
+            interval: .milliseconds(20))
+        let client = Client<TestEndpoint>(transport: transport)
+        let reader = Task { () -> NALError? in
+            do throws(NALError) {
+                for try await _ in try await client.stream(TestEndpoint()) {}
+                return nil
+            } catch {
+                return error
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        reader.cancel()
+        let error = await reader.value
+        guard case .cancelled? = error else {
+            Issue.record("expected .cancelled, got \(String(describing: error))")
+            return
+        }
+        #expect(transport.cancelled)
+    }
+
+    @Test("a stream dropped unread cancels its transfer")
+    func droppedUnread() async throws {
+        let transport = ScriptedStreamTransport(
+            headers: ["Content-Type": "text/plain"], chunks: (0..<100).map { Data("\($0)".utf8) },
+            interval: .milliseconds(10))
+        let client = Client<TestEndpoint>(transport: transport)
+        do {
+            let stream = try await client.stream(TestEndpoint())
+            #expect(stream.response.statusCode == 200)
+        }
+        #expect(transport.cancelled)
+    }
+
+    @Test("a refused status throws unacceptableStatusCode with the start of the body, and stops the rest")
+    func refusedStatus() async throws {
+        let transport = ScriptedStreamTransport(
+            status: 404, headers: ["Content-Type": "text/plain"],
+            chunks: [Data("not ".utf8), Data("found".utf8)] + (0..<50).map { _ in Data(count: 4096) })
+        let client = Client<TestEndpoint>(transport: transport)
+        do {
+            _ = try await client.stream(TestEndpoint())
+            Issue.record("a 404 stream was accepted")
+        } catch {
+            guard case .unacceptableStatusCode(let response) = error else {
+                Issue.record("expected unacceptableStatusCode, got \(error)")
+                return
+            }
+            #expect(response.statusCode == 404)
+            #expect(response.data.starts(with: Data("not found".utf8)))
+            #expect(response.data.count <= 64 << 10)
+            #expect(response.streamedBody == nil)
+        }
+    }
+
+    @Test("chunks that arrived before a failure are delivered, then the failure")
+    func failureAfterChunks() async throws {
+        let transport = ScriptedStreamTransport(
+            headers: ["Content-Type": "text/plain"], chunks: [Data("a".utf8), Data("b".utf8)],
+            failure: .transport(URLError(.networkConnectionLost)))
+        var received = Data()
+        do {
+            for try await chunk in try await Client<TestEndpoint>(transport: transport).stream(TestEndpoint()) {
+                received.append(chunk)
+            }
+            Issue.record("the failure was lost")
+        } catch {
+            guard case .transport(let urlError) = error else {
+                Issue.record("expected a transport error, got \(error)")
+                return
+            }
+            #expect(urlError.code == .networkConnectionLost)
+        }
+        #expect(received == Data("ab".utf8))
+    }
+
+    @Test("the total timeout covers the whole stream, not only its head")
+    func totalTimeout() async throws {
+        let transport = ScriptedStreamTransport(
+            headers: ["Content-Type": "text/plain"], chunks: (0..<100).map { Data("\($0)".utf8) },
+            interval: .milliseconds(50))
+        let client = Client<TestEndpoint>(transport: transport)
+        var count = 0
+        do {
+            for try await _ in try await client.stream(TestEndpoint(totalTimeout: 0.5)) { count += 1 }
+            Issue.record("a 5 s stream outlived a 0.5 s total timeout")
+        } catch {
+            guard case .timedOut(let failure) = error else {
+                Issue.record("expected a timeout, got \(error)")
+                return
+            }
+            #expect(failure.limit == .total)
+        }
+        #expect(count > 0 && count < 100)
+        #expect(transport.cancelled)
+    }
+
+    @Test("a transport that cannot stream gives its whole body as one chunk")
+    func wholeBodyTransport() async throws {
+        let client = Client<TestEndpoint>(transport: MemoryTransport(body: Data("{\"n\":7}\n".utf8)))
+        var values: [Message] = []
+        for try await value in try await client.stream(TestEndpoint()).jsonLines(of: Message.self) {
+            values.append(value)
+        }
+        #expect(values == [Message(n: 7)])
+    }
+
+    @Test("a slow consumer holds the producer back: what waits stays near the bound")
+    func backPressure() async throws {
+        let (body, writer) = StreamedBody.makeStream(highWater: 64 << 10)
+        let count = Locked(0)
+        let produced = Task {
+            for _ in 0..<1000 {
+                guard writer.append(Data(count: 16 << 10)) else { break }
+                count.withLock { $0 += 1 }
+                await writer.awaitCapacity()
+            }
+            writer.finish()
+            return count.withLock { $0 }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        // While nobody reads, the producer fills the bound (four chunks of 16 KiB) and waits.
+        #expect(count.withLock { $0 } == 4)
+        #expect(writer.isFull)
+        let head = try MemoryTransport.response(to: URLRequest(url: TestEndpoint.exampleBase))
+        var total = 0
+        for try await chunk in ResponseStream(response: head, body: body) { total += chunk.count }
+        #expect(total == 1000 * (16 << 10))
+        #expect(await produced.value == 1000)
+    }
+}

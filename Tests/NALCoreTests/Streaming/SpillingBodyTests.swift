@@ -1,0 +1,109 @@
+import Foundation
+import NALCore
+import NALTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Bodies whose producer cannot wait (URLSession's callbacks): what the consumer has not taken past the bound goes to
+/// an unnamed temporary file, in order, and memory stays at the bound.
+@Suite("StreamedBody: spilling to disk for producers that cannot wait")
+struct SpillingBodyTests {
+    /// Chunk `index`: 16 KiB of a byte pattern that differs from chunk to chunk, so that order shows.
+    static func chunk(_ index: Int, size: Int = 16 << 10) -> Data {
+        Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index &* 7) })
+    }
+
+    static func consume(_ body: StreamedBody) async throws(NALError) -> Data {
+        let head = try? MemoryTransport.response(to: URLRequest(url: TestEndpoint.exampleBase))
+        guard let head else { return Data() }
+        var all = Data()
+        for try await chunk in ResponseStream(response: head, body: body) { all.append(chunk) }
+        return all
+    }
+
+    static func spillFiles() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path))
+        return (names ?? []).filter { $0.hasPrefix(".nal-stream-") }
+    }
+
+    @Test("nobody reading: memory stays at the bound, the rest waits on disk, and all of it arrives in order")
+    func spillsPastTheBound() async throws {
+        let (body, writer) = StreamedBody.makeStream(highWater: 64 << 10, spillsToDisk: true)
+        var expected = Data()
+        for index in 0..<400 {
+            let chunk = Self.chunk(index)
+            expected.append(chunk)
+            #expect(writer.append(chunk), "chunk \(index) was refused")
+        }
+        let waiting = writer.waiting
+        #expect(waiting.memory == 64 << 10)
+        #expect(waiting.disk == Int64(400 - 4) * (16 << 10))
+        // The file is unlinked as soon as it is created: nobody can open it by name.
+        #expect(Self.spillFiles().isEmpty)
+        writer.finish()
+        let received = try await Self.consume(body)
+        #expect(received.count == expected.count)
+        #expect(received == expected)
+    }
+
+    @Test("a consumer that catches up and falls behind again: the bytes stay in order across memory and disk")
+    func interleaved() async throws {
+        let (body, writer) = StreamedBody.makeStream(highWater: 32 << 10, spillsToDisk: true)
+        let chunks = 600
+        let producer = Task.detached {
+            for index in 0..<chunks {
+                guard writer.append(Self.chunk(index, size: 4096 + index % 7)) else { return }
+                if index % 50 == 0 { try? await Task.sleep(for: .milliseconds(5)) }
+            }
+            writer.finish()
+        }
+        let head = try MemoryTransport.response(to: URLRequest(url: TestEndpoint.exampleBase))
+        var received = Data()
+        var reads = 0
+        for try await chunk in ResponseStream(response: head, body: body) {
+            received.append(chunk)
+            reads += 1
+            if reads % 40 == 0 { try await Task.sleep(for: .milliseconds(3)) }
+        }
+        await producer.value
+        let expected = (0..<chunks).reduce(into: Data()) { $0.append(Self.chunk($1, size: 4096 + $1 % 7)) }
+        #expect(received == expected)
+    }
+
+    @Test("past its disk bound the body fails with responseTooLarge after what came before, and the producer stops")
+    func diskBound() async throws {
+        let (body, writer) = StreamedBody.makeStream(highWater: 16 << 10, spillsToDisk: true, maximumSpilled: 64 << 10)
+        var accepted = 0
+        for index in 0..<100 {
+            guard writer.append(Self.chunk(index)) else { break }
+            accepted += 1
+        }
+        // One chunk in memory and four on disk; the sixth is refused.
+        #expect(accepted == 5)
+        #expect(!writer.isActive)
+        do {
+            _ = try await Self.consume(body)
+            Issue.record("a body past its disk bound ended normally")
+        } catch {
+            guard case .responseTooLarge(let limit, _) = error else {
+                Issue.record("expected responseTooLarge, got \(error)")
+                return
+            }
+            #expect(limit == 64 << 10)
+        }
+    }
+
+    @Test("a producer that can wait is never spilled: it is told the body is full")
+    func waitingProducerDoesNotSpill() {
+        let (body, writer) = StreamedBody.makeStream(highWater: 32 << 10)
+        withExtendedLifetime(body) {
+            for index in 0..<10 { writer.append(Self.chunk(index)) }
+            #expect(writer.isFull)
+            #expect(writer.waiting.disk == 0)
+            #expect(writer.waiting.memory == 10 * (16 << 10))
+        }
+    }
+}
