@@ -55,11 +55,26 @@ public final class NetworkActivityMiddleware: Middleware {
     ) async throws -> Response {
         adjust(by: 1)
         onChange(.began, context.endpoint)
-        defer {
-            onChange(.ended, context.endpoint)
-            adjust(by: -1)
+        let response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            end(context.endpoint)
+            throw error
         }
-        return try await next(request, context)
+        // A streamed call is active until its body ends, not when its head arrives.
+        guard let body = response.streamedBody else {
+            end(context.endpoint)
+            return response
+        }
+        let endpoint = context.endpoint
+        body.whenEnded { [self] _ in end(endpoint) }
+        return response
+    }
+
+    private func end(_ endpoint: any RemoteService) {
+        onChange(.ended, endpoint)
+        adjust(by: -1)
     }
 
     private func adjust(by delta: Int) {

@@ -60,6 +60,7 @@ public struct LoggingMiddleware: Middleware {
             if logsResponse {
                 MiddlewareLog.response.log(
                     level: level, describe(response, took: ContinuousClock.now - start, sensitive))
+                if let body = response.streamedBody { logEnd(of: body, for: request, sensitive) }
             }
             return response
         } catch {
@@ -70,6 +71,23 @@ public struct LoggingMiddleware: Middleware {
                 )
             }
             throw error
+        }
+    }
+
+    /// A streamed body is logged twice: its head when it arrives, and its size and duration when it ends.
+    private func logEnd(of body: StreamedBody, for request: URLRequest, _ sensitive: SensitiveData) {
+        let level = level
+        let described = "\(request.httpMethod ?? "GET") \(Self.url(request.url, sensitive))"
+        body.whenEnded { ending in
+            let outcome =
+                ending.error.map { "failed after \(ending.byteCount) bytes: \($0)" } ?? "\(ending.byteCount) bytes"
+            let milliseconds =
+                Double(ending.duration.components.seconds) * 1000
+                + Double(ending.duration.components.attoseconds) / 1e15
+            MiddlewareLog.response.log(
+                level: level,
+                "\(described, privacy: .public) stream ended: \(outcome, privacy: .public) in \(String(format: "%.1f", milliseconds), privacy: .public) ms"
+            )
         }
     }
 
