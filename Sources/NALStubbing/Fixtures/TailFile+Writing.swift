@@ -29,6 +29,6 @@ extension TailFile {
     var contents: Data {
         Self.contents(
             methodPattern: methodPattern, urlPattern: urlPattern, status: response.status, headers: response.headers,
-            body: { if case .data(let data) = response.body { return data } else { return Data() } }())
+            body: response.body.inMemory ?? Data())
     }
 }

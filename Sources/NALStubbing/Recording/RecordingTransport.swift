@@ -167,13 +167,68 @@ public final class RecordingTransport: Transport {
             cookies.setCookies(
                 HTTPCookie.cookies(withResponseHeaderFields: responseHeaders, for: url), for: url, mainDocumentURL: nil)
         }
+        if let streamed = response.streamedBody {
+            let sent = sent
+            return relay(streamed, of: response) { [self] received, duration async in
+                _ = await keep(
+                    response, body: received, duration: duration, sent: sent, requestBody: body, key: key,
+                    started: started)
+            }
+        }
+        return await keep(
+            response, body: response.data, duration: response.timing.duration, sent: sent, requestBody: body, key: key,
+            started: started)
+    }
+
+    /// The most bytes of a streamed body a recording keeps; what comes after is passed on but not recorded.
+    static let streamRecordingLimit = 64 << 20
+
+    /// Passes a streamed body on to the caller as it arrives, and records what was read when it ends: the whole
+    /// body, or as far as the caller read before it stopped (an endless event stream's first events).
+    private func relay(
+        _ streamed: StreamedBody, of response: Response,
+        record: @escaping @Sendable (Data, Duration) async -> Void
+    ) -> Response {
+        let (body, writer) = StreamedBody.makeStream()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let pump = Task {
+            var received = Data()
+            var chunks = ResponseStream(response: response, body: streamed).makeAsyncIterator()
+            do throws(NALError) {
+                while let chunk = try await chunks.next() {
+                    if received.count < Self.streamRecordingLimit {
+                        received.append(chunk.prefix(Self.streamRecordingLimit - received.count))
+                    }
+                    guard writer.append(chunk) else { break }
+                    await writer.awaitCapacity()
+                }
+                writer.finish()
+            } catch {
+                writer.finish(throwing: error)
+            }
+            await record(received, response.timing.duration + (clock.now - start))
+        }
+        writer.onCancel { pump.cancel() }
+        return Response(
+            request: response.request, httpResponse: response.httpResponse, data: Data(), timing: response.timing,
+            streamedBody: body)
+    }
+
+    /// Writes one exchange to the cassette, and keeps it for replay in `.recordNew`.
+    @discardableResult
+    private func keep(
+        _ response: Response, body responseBody: Data, duration: Duration, sent: URLRequest, requestBody body: Data?,
+        key: RequestKey, started: Date
+    ) async -> Response {
+        let responseHeaders = response.headers.dictionary
         do {
             try await store.append(
                 method: sent.httpMethod ?? "GET", url: sent.url ?? URL(fileURLWithPath: "/"),
                 finalURL: response.httpResponse.url, requestHeaders: sent.allHTTPHeaderFields ?? [:], requestBody: body,
                 status: response.statusCode,
-                responseHeaders: responseHeaders, responseBody: response.data, started: started,
-                duration: response.timing.duration)
+                responseHeaders: responseHeaders, responseBody: responseBody, started: started,
+                duration: duration)
         } catch {
             Self.log.error("the response was returned but not recorded: \(error.description, privacy: .public)")
             failures.withLock { failures in
@@ -186,8 +241,8 @@ public final class RecordingTransport: Transport {
         guard mode == .recordNew else { return response }
         let recorded = HARReader.Entry(
             method: key.method, url: response.request.url ?? URL(fileURLWithPath: "/"), status: response.statusCode,
-            responseHeaders: response.headers.map { ($0.name, $0.value) }, responseBody: response.data,
-            time: Self.milliseconds(response.timing.duration))
+            responseHeaders: response.headers.map { ($0.name, $0.value) }, responseBody: responseBody,
+            time: Self.milliseconds(duration))
         replay.withLock { $0.add(recorded, key: key) }
         return response
     }

@@ -78,7 +78,15 @@ struct StubPlayback: Sendable {
         case .file(let url):
             let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber
             return size?.intValue
+        case .chunks: return nil
         }
+    }
+
+    /// Whether the body is an event stream, which plays event by event whatever its source (a HAR export, a
+    /// `.tail` file, a cassette).
+    var isEventStream: Bool {
+        guard let type = response.headers.headerValue("Content-Type") else { return false }
+        return type.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased() == "text/event-stream"
     }
 
     /// The headers to send: the stub's, with `Content-Length` from the body unless the stub set one, or a
@@ -110,11 +118,16 @@ struct StubPlayback: Sendable {
     ) async throws(Failure) {
         let chunk = response.bytesPerSecond.map { max(1, min(chunkSize, $0 / 10)) } ?? chunkSize
         var remaining = response.truncationPoint ?? Int.max
-        var source = try ChunkSource(response.body)
+        var source = try ChunkSource(response.body, splittingEvents: isEventStream)
         defer { source.close() }
+        var pieceEnded = false
         while remaining > 0 {
-            guard let next = try source.next(min(chunk, remaining)) else { break }
+            guard let (next, endsPiece) = try source.next(min(chunk, remaining)) else { break }
             if Task.isCancelled { throw .cancelled }
+            if pieceEnded, let interval = response.chunkInterval, interval > .zero {
+                do { try await Task.sleep(for: interval) } catch { throw .cancelled }
+            }
+            pieceEnded = endsPiece
             if let bytesPerSecond = response.bytesPerSecond {
                 let pause = Duration.nanoseconds(Int64(next.count) * 1_000_000_000 / Int64(bytesPerSecond))
                 do { try await Task.sleep(for: pause) } catch { throw .cancelled }
@@ -128,47 +141,95 @@ struct StubPlayback: Sendable {
         }
     }
 
+    /// Hands the body's first piece to `deliver` (a stream's first chunk, an event stream's first event).
+    func playFirstPiece(_ deliver: (Data) -> Void) async throws(Failure) {
+        var source = try ChunkSource(response.body, splittingEvents: isEventStream)
+        defer { source.close() }
+        while let (next, endsPiece) = try source.next(Self.chunkSize) {
+            deliver(next)
+            if endsPiece { return }
+        }
+    }
+
     /// The whole body at once, for clients that can only take it in one piece.
     func wholeBody() throws(Failure) -> Data {
         switch response.body {
         case .data(let data): return data
         case .file(let url):
             do { return try Data(contentsOf: url) } catch { throw .file(url, underlying: error) }
+        case .chunks(let chunks):
+            return chunks.reduce(into: Data()) { $0.append($1) }
         }
     }
 
-    /// Reads a body in chunks: slices of bytes in memory, or reads from a file.
+    /// Reads a body in chunks: slices of bytes in memory, or reads from a file. Bytes in memory may be made of
+    /// pieces (a stream's chunks, an event stream's events) that are never delivered together: each read ends at
+    /// the end of a piece at the latest, and says whether it did.
     private struct ChunkSource {
         private var data: Data?
         private var offset = 0
+        /// Where each piece ends, in ascending order; the next read stops at the first one past `offset`.
+        private var pieceEnds: [Int] = []
+        private var nextPiece = 0
         private var handle: FileHandle?
         private let url: URL?
 
-        init(_ body: StubResponse.Body) throws(Failure) {
+        init(_ body: StubResponse.Body, splittingEvents: Bool) throws(Failure) {
             switch body {
             case .data(let bytes):
                 data = bytes
                 url = nil
+                if splittingEvents { pieceEnds = Self.eventEnds(in: bytes) }
+            case .chunks(let chunks):
+                data = chunks.reduce(into: Data()) { $0.append($1) }
+                url = nil
+                var end = 0
+                for chunk in chunks where !chunk.isEmpty {
+                    end += chunk.count
+                    pieceEnds.append(end)
+                }
             case .file(let file):
                 url = file
                 do { handle = try FileHandle(forReadingFrom: file) } catch { throw .file(file, underlying: error) }
             }
         }
 
-        mutating func next(_ count: Int) throws(Failure) -> Data? {
+        mutating func next(_ count: Int) throws(Failure) -> (Data, endsPiece: Bool)? {
             if let data {
                 guard offset < data.count else { return nil }
-                let end = min(data.count, offset + count)
+                while nextPiece < pieceEnds.count, pieceEnds[nextPiece] <= offset { nextPiece += 1 }
+                let pieceEnd = nextPiece < pieceEnds.count ? pieceEnds[nextPiece] : data.count
+                let end = min(pieceEnd, offset + count)
                 defer { offset = end }
-                return data.subdata(in: (data.startIndex + offset)..<(data.startIndex + end))
+                return (data.subdata(in: (data.startIndex + offset)..<(data.startIndex + end)), end == pieceEnd)
             }
             guard let handle, let url else { return nil }
             do {
                 let bytes = try handle.read(upToCount: count)
-                return bytes?.isEmpty == false ? bytes : nil
+                return bytes.flatMap { $0.isEmpty ? nil : ($0, false) }
             } catch {
                 throw .file(url, underlying: error)
             }
+        }
+
+        /// The offsets just past each event of an event stream: after each empty line (LF LF, CRLF CRLF, CR CR).
+        static func eventEnds(in data: Data) -> [Int] {
+            var ends: [Int] = []
+            let bytes = [UInt8](data)
+            var index = 0
+            var lineWasEmpty = true
+            var lineStart = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                index += 1
+                guard byte == 0x0A || byte == 0x0D else { continue }
+                if byte == 0x0D, index < bytes.count, bytes[index] == 0x0A { index += 1 }
+                let empty = index - lineStart <= 2 && (lineStart == index - 1 || bytes[lineStart] == 0x0D)
+                if empty, !lineWasEmpty { ends.append(index) }
+                lineWasEmpty = empty
+                lineStart = index
+            }
+            return ends
         }
 
         func close() {

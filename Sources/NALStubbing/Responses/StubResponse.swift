@@ -1,5 +1,5 @@
 public import Foundation
-import NALCore
+public import NALCore
 import NALSupport
 
 /// What a stub answers: a status, headers and a body, or a network error, with optional latency, bandwidth and
@@ -18,6 +18,17 @@ public struct StubResponse: Sendable {
         case data(Data)
         /// A file, read in chunks as it is served.
         case file(URL)
+        /// Pieces sent one after another, `chunkInterval` apart: a streamed body (`stream(_:interval:)`).
+        case chunks([Data])
+
+        /// The bytes of a body held in memory (a stream's pieces joined); `nil` for a file.
+        var inMemory: Data? {
+            switch self {
+            case .data(let data): data
+            case .chunks(let chunks): chunks.reduce(into: Data()) { $0.append($1) }
+            case .file: nil
+            }
+        }
     }
 
     /// The status code.
@@ -34,6 +45,11 @@ public struct StubResponse: Sendable {
     public var onDelivered: (@Sendable (RecordedRequest) -> Void)?
     /// How long before the response starts.
     public var delay: Duration?
+    /// The pause between the pieces of a streamed body (`.chunks`, or the events of a `text/event-stream` body);
+    /// at least zero.
+    public var chunkInterval: Duration? {
+        didSet { if let interval = chunkInterval, interval < .zero { chunkInterval = .zero } }
+    }
     /// The speed the body is delivered at, in bytes per second; at least 1 (a smaller value is raised to it).
     public var bytesPerSecond: Int? {
         didSet { if let speed = bytesPerSecond, speed < 1 { bytesPerSecond = 1 } }
@@ -77,6 +93,36 @@ public struct StubResponse: Sendable {
         var response = StubResponse(status: status, headers: headers)
         response.body = .file(url)
         return response
+    }
+
+    /// A streamed body: each chunk is sent on its own, `interval` after the one before, with no `Content-Length`.
+    /// A client streaming it (`Client.stream(_:)`) gets each chunk as it is sent; one that is not gets the whole body.
+    ///
+    /// ```swift
+    /// stubs.stub(.export, with: .stream([Data("{\"n\":1}\n".utf8), Data("{\"n\":2}\n".utf8)], interval: .milliseconds(50)))
+    /// ```
+    public static func stream(
+        _ chunks: [Data], interval: Duration = .zero, status: Int = 200,
+        headers: [String: String] = ["Content-Type": "application/octet-stream"]
+    ) -> StubResponse {
+        var response = StubResponse(status: status, headers: headers)
+        response.body = .chunks(chunks)
+        response.chunkInterval = interval
+        return response
+    }
+
+    /// A `text/event-stream` of `events`, each sent on its own, `interval` after the one before: an LLM's chat
+    /// stream, a live feed. Each event is written as `ServerSentEvent.encoded` says.
+    ///
+    /// ```swift
+    /// stubs.stub(.chat("hi"), with: .events([ServerSentEvent(data: "Hel"), ServerSentEvent(data: "lo")], interval: .milliseconds(20)))
+    /// ```
+    public static func events(
+        _ events: [ServerSentEvent], interval: Duration = .zero, status: Int = 200
+    ) -> StubResponse {
+        stream(
+            events.map { Data($0.encoded.utf8) }, interval: interval, status: status,
+            headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache"])
     }
 
     /// A network failure with this code, as URLSession reports it.

@@ -67,7 +67,7 @@ extension StubServer {
         let (journal, answers) = state.withLock { ($0.journal.requests, $0.journal.answers) }
         let entries = zip(journal, answers).map { request, answer in
             var body: Data?
-            if case .data(let data)? = answer?.body { body = data }
+            if let data = answer?.body.inMemory { body = data }
             return HARDocument.Entry.recorded(
                 method: request.method, url: request.url, requestHeaders: request.headers,
                 requestBody: request.body.isEmpty ? nil : request.body, status: answer?.status ?? 0,

@@ -135,6 +135,13 @@ public final class StubTransport<Service: RemoteService>: Transport {
             if let uploadSize, redirects == 0 {
                 try await Self.sendUpload(of: uploadSize, at: stubbed.bytesPerSecond, progress: progress)
             }
+            if context.streamsBody, download == nil, stubbed.redirectLocation == nil {
+                let (http, body) = try await playStreaming(stubbed, for: current)
+                stubbed.onDelivered.map { onDelivered in body.whenEnded { _ in onDelivered(recorded) } }
+                return Response(
+                    request: request, httpResponse: http, data: Data(),
+                    timing: ResponseTiming(start: startDate, duration: clock.now - start), streamedBody: body)
+            }
             let (http, body): (HTTPURLResponse, Data)
             do {
                 (http, body) = try await play(
@@ -236,6 +243,58 @@ public final class StubTransport<Service: RemoteService>: Transport {
             guard let target = context.endpoint as? Service else { return StubResponse(body: testData) }
             return answer(target)
         }
+    }
+
+    /// Plays a stub to a caller that streams: returns at the head, and plays the body into the stream in a task of
+    /// its own, at the stub's pace, waiting while the consumer is behind. The idle timeout applies between pieces.
+    private func playStreaming(
+        _ stub: StubResponse, for request: URLRequest
+    ) async throws(NALError) -> (HTTPURLResponse, StreamedBody) {
+        let playback = StubPlayback(response: stub)
+        let idle = Duration.milliseconds(
+            Int64((min(request.timeoutInterval, RequestOptions.maximumTimeout) * 1000).rounded(.up)))
+        let idleFailure = NALError.timedOut(
+            TimeoutFailure(limit: .idle, seconds: request.timeoutInterval, url: request.url))
+        if let problem = stub.statusProblem {
+            throw .transport(
+                URLError(
+                    .badServerResponse,
+                    userInfo: [NSLocalizedDescriptionKey: "the stub for \(DisplayText.url(request.url)) \(problem)"]))
+        }
+        if let delay = stub.delay, delay > idle {
+            try? await Task.sleep(for: idle)
+            if Task.isCancelled { throw .cancelled }
+            throw idleFailure
+        }
+        do {
+            try await playback.waitForStart()
+        } catch {
+            throw error.nalError(url: request.url)
+        }
+        guard let url = request.url,
+            let http = HTTPURLResponse(
+                url: url, statusCode: stub.status, httpVersion: "HTTP/1.1", headerFields: playback.headers)
+        else { throw .transport(URLError(.badURL)) }
+        let (body, writer) = StreamedBody.makeStream()
+        let player = Task {
+            if let interval = stub.chunkInterval, interval > idle {
+                // The server would fall silent for longer than the idle timeout after its first piece.
+                try? await playback.playFirstPiece { writer.append($0) }
+                try? await Task.sleep(for: idle)
+                writer.finish(throwing: Task.isCancelled ? .cancelled : idleFailure)
+                return
+            }
+            do throws(StubPlayback.Failure) {
+                try await playback.playBody(pacing: { await writer.awaitCapacity() }) { chunk throws(NALError) in
+                    guard writer.append(chunk) else { throw .cancelled }
+                }
+                writer.finish()
+            } catch {
+                writer.finish(throwing: error.nalError(url: request.url))
+            }
+        }
+        writer.onCancel { player.cancel() }
+        return (http, body)
     }
 
     /// Plays a stub as URLSessionTransport would receive it: idle timeout, in-memory limit, failures.
