@@ -42,6 +42,11 @@ package enum RequestCommand: Command {
             "output", short: "o", "file",
             "Download the body to a file, with a progress bar on a\nterminal; '-' (or /dev/stdout) writes it to\nstandard output as it is."
         ),
+        .flag("stream", short: "N", "Print the body as it arrives, chunk by chunk (as curl -N)."),
+        .flag(
+            "sse",
+            "Print server-sent events as they arrive, one block per\nevent; fails unless the body is text/event-stream."
+        ),
         .flag("include", short: "i", "Show the response status and headers."),
         .flag("verbose", short: "v", "Show NAL's logs (secrets redacted) on standard error."),
         .flag("curl", "Print the equivalent curl command and exit."),
@@ -94,6 +99,19 @@ package enum RequestCommand: Command {
         } catch {
             terminal.err("Error: \(error)")
             return ExitCode.failure
+        }
+        if arguments.has("stream") || arguments.has("sse") {
+            guard arguments.value("output") == nil else {
+                throw UsageError(
+                    message: "--stream and --sse print to standard output; they cannot be used with --output")
+            }
+            do throws(NALError) {
+                try await printStream(client, target, arguments: arguments, terminal: terminal)
+                withExtendedLifetime(stubs) {}
+                return ExitCode.success
+            } catch {
+                return report(error, arguments: arguments, terminal: terminal)
+            }
         }
         do throws(NALError) {
             let response: Response
@@ -284,13 +302,30 @@ package enum RequestCommand: Command {
         throw .cancelled
     }
 
-    static func show(_ response: Response, arguments: ParsedArguments, terminal: Terminal) {
-        if arguments.has("include") {
-            let reason = HTTPURLResponse.localizedString(forStatusCode: response.statusCode).capitalized
-            terminal.out(terminal.bold("HTTP/1.1 \(response.statusCode) \(reason)"))
-            for header in response.headers { terminal.out("\(terminal.bold(header.name)): \(header.value)") }
-            terminal.out("")
+    /// Prints a streamed body as it arrives: raw chunks, or (`--sse`) each event as a `text/event-stream` block.
+    static func printStream(
+        _ client: Client<Target>, _ target: Target, arguments: ParsedArguments, terminal: Terminal
+    ) async throws(NALError) {
+        let stream = try await client.stream(target)
+        showHead(stream.response, arguments: arguments, terminal: terminal)
+        if arguments.has("sse") {
+            for try await event in stream.serverSentEvents { terminal.outRaw(Data(event.encoded.utf8)) }
+        } else {
+            for try await chunk in stream { terminal.outRaw(chunk) }
         }
+    }
+
+    /// The status line and headers, with `--include`.
+    static func showHead(_ response: Response, arguments: ParsedArguments, terminal: Terminal) {
+        guard arguments.has("include") else { return }
+        let reason = HTTPURLResponse.localizedString(forStatusCode: response.statusCode).capitalized
+        terminal.out(terminal.bold("HTTP/1.1 \(response.statusCode) \(reason)"))
+        for header in response.headers { terminal.out("\(terminal.bold(header.name)): \(header.value)") }
+        terminal.out("")
+    }
+
+    static func show(_ response: Response, arguments: ParsedArguments, terminal: Terminal) {
+        showHead(response, arguments: arguments, terminal: terminal)
         if let file = response.fileURL {
             terminal.err("saved \(file.path)")
             return
