@@ -277,9 +277,10 @@ package final class BodyChannel: Sendable {
             return (cancel, consumer, wake, observers, ending)
         }
         if wake { releaseProducers() }
-        consumer?.resume(returning: .ready(.failure(error)))
         cancel?()
+        // Watchers hear of the end before the consumer does, so that a loop that has ended finds it logged.
         if let ending { for observer in observers { observer(ending) } }
+        consumer?.resume(returning: .ready(.failure(error)))
     }
 
     private func end(with error: NALError?) {
@@ -295,8 +296,8 @@ package final class BodyChannel: Sendable {
             if consumer != nil { state.consumer = nil }
             return (consumer, state.observers, ending)
         }
-        consumer?.resume(returning: .ready(error.map { .failure($0) } ?? .success(nil)))
         if let ending { for observer in observers { observer(ending) } }
+        consumer?.resume(returning: .ready(error.map { .failure($0) } ?? .success(nil)))
     }
 
     /// Takes what the consumer can have now: a chunk, the end, or the failure; `nil` when it must wait.

@@ -80,7 +80,7 @@ public final class URLSessionTransport: Transport {
         // NAL enforces the idle timeout; Foundation's whole-second timer is only a backstop that never fires first.
         own.timeoutIntervalForRequest = Self.backstop(for: sessionIdleTimeout)
         streamConfiguration = (own.copy() as? URLSessionConfiguration) ?? own
-        // A stream waiting for a slow consumer moves no byte; only NAL's idle timer knows that is not idleness.
+        // NAL's idle timer enforces the idle timeout between chunks; libcurl's is only a backstop.
         streamConfiguration.timeoutIntervalForRequest = Self.backstop(for: RequestOptions.maximumTimeout)
         let delegateQueue = SerialDelegateQueue()
         tasks = SessionDelegate(delegateQueue: delegateQueue)

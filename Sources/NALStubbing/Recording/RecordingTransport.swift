@@ -184,7 +184,8 @@ public final class RecordingTransport: Transport {
     static let streamRecordingLimit = 64 << 20
 
     /// Passes a streamed body on to the caller as it arrives, and records what was read when it ends: the whole
-    /// body, or as far as the caller read before it stopped (an endless event stream's first events).
+    /// body, or as far as the caller read before it stopped (an endless event stream's first events). The caller
+    /// sees the end once the exchange is in the cassette.
     private func relay(
         _ streamed: StreamedBody, of response: Response,
         record: @escaping @Sendable (Data, Duration) async -> Void
@@ -195,6 +196,7 @@ public final class RecordingTransport: Transport {
         let pump = Task {
             var received = Data()
             var chunks = ResponseStream(response: response, body: streamed).makeAsyncIterator()
+            var failure: NALError?
             do throws(NALError) {
                 while let chunk = try await chunks.next() {
                     if received.count < Self.streamRecordingLimit {
@@ -203,11 +205,12 @@ public final class RecordingTransport: Transport {
                     guard writer.append(chunk) else { break }
                     await writer.awaitCapacity()
                 }
-                writer.finish()
             } catch {
-                writer.finish(throwing: error)
+                failure = error
             }
+            // Recorded before the caller sees the end, so that a stream read to its end is in the cassette.
             await record(received, response.timing.duration + (clock.now - start))
+            if let failure { writer.finish(throwing: failure) } else { writer.finish() }
         }
         writer.onCancel { pump.cancel() }
         return Response(
