@@ -186,6 +186,35 @@ struct EventStreamIntegrationTests {
         #expect(clock.now - start >= .milliseconds(140))
     }
 
+    @Test("a server that goes quiet mid-stream hits the idle timeout between chunks")
+    func idleBetweenChunks() async throws {
+        let endpoint = FaultServer.endpoint(
+            "sse", query: ["script": "endless", "interval_ms": 2000, "key": .string(FaultServer.probe())], timeout: 0.5)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var events = 0
+        do {
+            for try await _ in try await Client<TestEndpoint>().stream(endpoint).serverSentEvents { events += 1 }
+            Issue.record("an endless stream ended")
+        } catch {
+            guard case .timedOut(let failure) = error else {
+                Issue.record("expected a timeout, got \(error)")
+                return
+            }
+            #expect(failure.limit == .idle)
+        }
+        #expect(events == 1)
+        #expect(clock.now - start < Timing.bound(.milliseconds(500)))
+    }
+}
+
+/// Streams of megabytes from a fast server to a slow consumer. They keep both cores and the disk busy, so they run
+/// in the big transfers' pass of scripts/test.sh, away from the timing checks.
+@Suite(
+    "Integration: megabytes streamed to a slow consumer",
+    .enabled(if: FaultServer.url != nil, FaultServer.skipReason),
+    .enabled(if: TransferFiles.bigTransfersEnabled, TransferFiles.bigTransfersSkipReason))
+struct HeavyStreamTests {
     @Test("a slow consumer of a fast server does not time out: waiting for it is not idleness")
     func slowConsumer() async throws {
         let client = Client<TestEndpoint>()
@@ -228,27 +257,6 @@ struct EventStreamIntegrationTests {
         while let chunk = try await iterator.next() { bytes += chunk.count }
         #expect(bytes > 7_000_000)
         #expect(stream.body.waiting == (0, 0))
-    }
-
-    @Test("a server that goes quiet mid-stream hits the idle timeout between chunks")
-    func idleBetweenChunks() async throws {
-        let endpoint = FaultServer.endpoint(
-            "sse", query: ["script": "endless", "interval_ms": 2000, "key": .string(FaultServer.probe())], timeout: 0.5)
-        let clock = ContinuousClock()
-        let start = clock.now
-        var events = 0
-        do {
-            for try await _ in try await Client<TestEndpoint>().stream(endpoint).serverSentEvents { events += 1 }
-            Issue.record("an endless stream ended")
-        } catch {
-            guard case .timedOut(let failure) = error else {
-                Issue.record("expected a timeout, got \(error)")
-                return
-            }
-            #expect(failure.limit == .idle)
-        }
-        #expect(events == 1)
-        #expect(clock.now - start < Timing.bound(.milliseconds(500)))
     }
 }
 
