@@ -22,6 +22,7 @@ package enum FuzzTargets {
         FuzzTarget(name: "content-range", check: { try CoreFuzzChecks.contentRange($0) }),
         FuzzTarget(name: "content-disposition", check: { try CoreFuzzChecks.contentDisposition($0) }),
         FuzzTarget(name: "link", check: { try CoreFuzzChecks.links($0) }),
+        FuzzTarget(name: "server-sent-events", check: { try CoreFuzzChecks.serverSentEvents($0) }),
         FuzzTarget(name: "header-value", check: { try CoreFuzzChecks.headerValue($0) }),
         FuzzTarget(name: "encoders", check: { try CoreFuzzChecks.encoders($0) }),
         FuzzTarget(name: "multipart", check: { try CoreFuzzChecks.multipart($0) }),

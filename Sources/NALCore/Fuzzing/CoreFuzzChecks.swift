@@ -24,6 +24,51 @@ package enum CoreFuzzChecks {
         try FuzzFailure.check(ContentRange(written) == range, "\(written) reads back differently")
     }
 
+    /// Server-sent events: the events do not depend on how the bytes were cut into chunks; each one's fields hold
+    /// no line ending (nor NUL in the ID); an event past the bound is dropped, never cut; and an event written out
+    /// with `encoded` parses back the same.
+    package static func serverSentEvents(_ data: Data) throws(FuzzFailure) {
+        let bytes = [UInt8](data)
+        let bound = 512
+        var whole = ServerSentEventParser(maximumEventSize: bound)
+        let expected = whole.parse(bytes)
+        // Cut points chosen by the input itself, so that libFuzzer explores them.
+        var cut = ServerSentEventParser(maximumEventSize: bound)
+        var events: [ServerSentEvent] = []
+        var start = 0
+        var step = Int(bytes.first ?? 1) % 7 + 1
+        while start < bytes.count {
+            let end = min(bytes.count, start + step)
+            events += cut.parse(Array(bytes[start..<end]))
+            start = end
+            step = Int(bytes[end - 1]) % 13 + 1
+        }
+        try FuzzFailure.check(events == expected, "the events depend on where the chunks were cut")
+        try FuzzFailure.check(
+            cut.lastEventID == whole.lastEventID && cut.reconnectionTime == whole.reconnectionTime
+                && cut.droppedEvents == whole.droppedEvents, "the parser's state depends on the chunks")
+        if bytes.count <= 2048 {
+            var byByte = ServerSentEventParser(maximumEventSize: bound)
+            let single = bytes.flatMap { byByte.parse([$0]) }
+            try FuzzFailure.check(single == expected, "byte by byte gives other events")
+        }
+        for event in expected {
+            try FuzzFailure.check(event.data.utf8.count <= bound, "an event past the bound was delivered")
+            let lineEndings: Set<Unicode.Scalar> = ["\r", "\n"]
+            try FuzzFailure.check(
+                !event.event.unicodeScalars.contains(where: lineEndings.contains)
+                    && !event.lastEventID.unicodeScalars.contains { lineEndings.contains($0) || $0 == "\0" }
+                    && !event.data.unicodeScalars.contains("\r"),
+                "a field holds a line ending: \(event)")
+            var again = ServerSentEventParser()
+            let reparsed = again.parse(Data(event.encoded.utf8))
+            try FuzzFailure.check(
+                reparsed.count == 1 && reparsed.first?.data == event.data && reparsed.first?.event == event.event
+                    && reparsed.first?.lastEventID == event.lastEventID,
+                "\(event) does not read back from its encoding")
+        }
+    }
+
     /// `Content-Disposition` file names: whatever the header, the name is one safe path component.
     package static func contentDisposition(_ data: Data) throws(FuzzFailure) {
         let directory = URL(fileURLWithPath: "/downloads")
