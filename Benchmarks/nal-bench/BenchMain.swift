@@ -4,7 +4,7 @@ enum BenchMain {
     /// Every scenario and reference; a module adds its own list here.
     static let allScenarios =
         Benchmark.prepareScenarios + Benchmark.logScenarios + Benchmark.clientScenarios + Benchmark.middlewareScenarios
-        + Benchmark.stubScenarios + Benchmark.fixtureScenarios
+        + Benchmark.stubScenarios + Benchmark.fixtureScenarios + Benchmark.streamScenarios
 
     static func run(_ options: BenchOptions) async -> Int32 {
         BenchLogging.setUp()
