@@ -331,6 +331,26 @@ struct CLIRequestTests {
         #expect((echo["headers"] as? [String: String])?["X-Trace"] == "7")
     }
 
+    @Test("--sse prints events as they arrive; --stream prints the body; -o with either is a usage error")
+    func streaming() async throws {
+        // The fault server's "resume" script sends three events, then half of a fourth, then drops the connection:
+        // the half event is never printed, and a dropped stream is not a failure of the events already shown.
+        let events = try await Self.run("request", "GET", "\(Self.fault)/sse?script=resume&key=\(UUID())", "--sse")
+        #expect(events.standardOutput == "id: 1\ndata: event 1\n\nid: 2\ndata: event 2\n\nid: 3\ndata: event 3\n\n")
+        #expect(!events.standardOutput.contains("half"))
+
+        let chunks = try await Self.run("request", "GET", "\(Self.httpbin)/stream/3", "-N")
+        #expect(chunks.status == 0)
+        #expect(chunks.standardOutput.split(separator: "\n").count == 3)
+
+        let plain = try await Self.run("request", "GET", "\(Self.fault)/sse?script=plain&key=\(UUID())", "--sse")
+        #expect(plain.status == 1)
+        #expect(plain.standardError.contains("text/event-stream"))
+
+        let conflict = try await Self.run("request", "GET", "\(Self.httpbin)/get", "--sse", "-o", "/dev/null")
+        #expect(conflict.status == 64)
+    }
+
     @Test("POST JSON (k=v and k:=json), a form, multipart with a file, and an upload from a file")
     func bodies() async throws {
         let json = try Self.json(

@@ -68,6 +68,20 @@ struct StubStreamingTests {
         }
     }
 
+    @Test("the README's chat example")
+    func readmeChat() async throws {
+        let stubs = StubTransport<Chat>(.immediate)
+        let tokens = ["Hel", "lo", ", wor", "ld"].map { ServerSentEvent(data: $0) }
+        stubs.stub(.completions(prompt: "hi"), with: .events(tokens, interval: .milliseconds(20)))
+
+        let client = Client<Chat>(transport: stubs)
+        var answer = ""
+        for try await event in try await client.stream(.completions(prompt: "hi")).serverSentEvents {
+            answer += event.data  // the first token arrives before the second is sent
+        }
+        #expect(answer == "Hello, world")
+    }
+
     @Test("StubServer plays .stream chunk by chunk to NAL's URLSession transport")
     func serverChunksArriveProgressively() async throws {
         let server = StubServer()
@@ -111,7 +125,9 @@ struct StubStreamingTests {
         let client = Client<TestEndpoint>(transport: URLSessionTransport(configuration: server.sessionConfiguration))
         let stream = try await client.stream(TestEndpoint(baseURL: url))
         #expect(stream.response.statusCode == 200)
-        #expect(stream.response.httpResponse.value(forHTTPHeaderField: "Content-Type") == "text/event-stream; charset=utf-8")
+        #expect(
+            stream.response.httpResponse.value(forHTTPHeaderField: "Content-Type") == "text/event-stream; charset=utf-8"
+        )
         // mitmproxy kept no body for these long-lived streams: the replay is an event stream that ends empty.
         var events: [ServerSentEvent] = []
         for try await event in stream.serverSentEvents { events.append(event) }
