@@ -186,6 +186,18 @@ struct EventStreamIntegrationTests {
         #expect(clock.now - start >= .milliseconds(140))
     }
 
+    @Test("what a slow consumer has not taken past 1 MiB waits on disk, not in memory")
+    func backlogSpills() async throws {
+        let stream = try await Client<TestEndpoint>().stream(FaultServer.endpoint("source/2500000"))
+        var iterator = stream.makeAsyncIterator()
+        var bytes = try await iterator.next()?.count ?? 0
+        for _ in 0..<150 where stream.body.waiting.disk == 0 { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(stream.body.waiting.disk > 0)
+        #expect(stream.body.waiting.memory <= StreamedBody.defaultHighWater + (1 << 20))
+        while let chunk = try await iterator.next() { bytes += chunk.count }
+        #expect(bytes == 2_500_000)
+    }
+
     @Test("a server that goes quiet mid-stream hits the idle timeout between chunks")
     func idleBetweenChunks() async throws {
         let endpoint = FaultServer.endpoint(

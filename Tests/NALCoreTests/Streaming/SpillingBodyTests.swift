@@ -47,6 +47,7 @@ struct SpillingBodyTests {
         let received = try await Self.consume(body)
         #expect(received.count == expected.count)
         #expect(received == expected)
+        #expect(writer.waiting == (0, 0), "bytes are still counted as waiting after all were read")
     }
 
     @Test("a consumer that catches up and falls behind again: the bytes stay in order across memory and disk")
