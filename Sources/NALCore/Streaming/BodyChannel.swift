@@ -12,7 +12,7 @@ package final class BodyChannel: Sendable {
     /// What waits for the consumer: bytes in memory, or a range of the spill file.
     private enum Piece {
         case memory(Data)
-        case disk(SpillFile.Extent)
+        case disk(SpillFile, SpillFile.Extent)
     }
 
     /// What the consumer is handed: a chunk, the end or a failure; or a range to read from the spill file.
@@ -130,13 +130,14 @@ package final class BodyChannel: Sendable {
             }
             state.spilled += Int64(data.count)
             // Neighbouring ranges are read as one, up to a few hundred KiB.
-            if case .disk(var last)? = state.chunks.last, state.head < state.chunks.count,
-                last.offset + Int64(last.count) == extent.offset, last.count + extent.count <= Self.largestRead
+            if case .disk(let lastFile, var last)? = state.chunks.last, state.head < state.chunks.count,
+                lastFile === file, last.offset + Int64(last.count) == extent.offset,
+                last.count + extent.count <= Self.largestRead
             {
                 last.count += extent.count
-                state.chunks[state.chunks.count - 1] = .disk(last)
+                state.chunks[state.chunks.count - 1] = .disk(file, last)
             } else {
-                state.chunks.append(.disk(extent))
+                state.chunks.append(.disk(file, extent))
             }
             return .kept
         }
@@ -319,9 +320,10 @@ package final class BodyChannel: Sendable {
                 state.buffered -= chunk.count
                 if state.buffered <= lowWater { wakeWaiters(&state) }
                 return .ready(.success(chunk))
-            case .disk(let extent):
+            case .disk(let file, let extent):
                 state.spilled -= Int64(extent.count)
-                guard let file = state.spill else { return .ready(.failure(.cancelled)) }
+                // Caught up: the file goes once this read is done, and a later backlog starts a new, empty one.
+                if state.spilled == 0 { state.spill = nil }
                 return .disk(file, extent)
             }
         }

@@ -1,8 +1,11 @@
+import Foundation
+
 /// How `Client.serverSentEvents(_:reconnect:)` reconnects after a connection drops or fails.
 ///
 /// The wait before a reconnection is the server's last `retry:` time, or `initialDelay` when it sent none. While
-/// attempts deliver no event, each further wait is `multiplier` times the last, and no wait is longer than
-/// `maximumDelay` (a server's `retry:` included, so that a hostile value cannot stall the client for ever).
+/// attempts deliver no event, each further wait is `multiplier` times the last, growing from at least 100 ms (so
+/// that `retry: 0` cannot make a failing server a tight loop), and no wait is longer than `maximumDelay` (a server's
+/// `retry:` included, so that a hostile value cannot stall the client for ever).
 public struct ReconnectionPolicy: Sendable, Equatable {
     /// The wait when the server has not set one with `retry:`.
     public var initialDelay: Duration
@@ -33,14 +36,21 @@ public struct ReconnectionPolicy: Sendable, Equatable {
 
     /// The wait before reconnection number `failures` in a row (1 for the first after a good connection), given the
     /// server's `retry:` time.
-    func delay(afterFailures failures: Int, serverRetry: Duration?) -> Duration {
+    package func delay(afterFailures failures: Int, serverRetry: Duration?) -> Duration {
         let base = min(serverRetry ?? initialDelay, maximumDelay)
-        var delay = base
-        var step = 1
-        while step < failures, delay < maximumDelay {
-            delay = delay * multiplier
-            step += 1
-        }
-        return min(delay, maximumDelay)
+        guard failures > 1 else { return base }
+        // Backoff grows from at least `backoffFloor`, so that a server's `retry: 0` cannot make failing attempts a
+        // tight loop; computed in closed form, so that a long outage costs nothing to count.
+        let start = max(base, min(Self.backoffFloor, maximumDelay))
+        let seconds = start.seconds * pow(multiplier, Double(min(failures - 1, 1024)))
+        guard seconds.isFinite, seconds < maximumDelay.seconds else { return maximumDelay }
+        return .nanoseconds(Int64(seconds * 1e9))
     }
+
+    /// The shortest wait once attempts in a row have failed, whatever the server's `retry:` says.
+    static let backoffFloor: Duration = .milliseconds(100)
+}
+
+extension Duration {
+    fileprivate var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -30,11 +30,19 @@ extension ResponseStream {
 
     /// The most bytes of a refused body kept in an error.
     static let errorBodyLimit = 64 << 10
+    /// The longest wait for those bytes.
+    static let errorBodyWait: Duration = .seconds(1)
 
-    /// A streamed response's head with the first bytes of its body (at most `errorBodyLimit`), for an error; stops
-    /// the body.
+    /// A streamed response's head with the first bytes of its body (at most `errorBodyLimit`, or what came within
+    /// `errorBodyWait`), for an error; stops the body.
     static func headWithBodyStart(of response: Response) async -> Response {
         guard let body = response.streamedBody else { return response }
+        // A refused body that trickles (keep-alives, or events under the wrong type) must not hold the error back.
+        let deadline = Task {
+            try? await Task.sleep(for: errorBodyWait)
+            if !Task.isCancelled { body.stop(with: .cancelled) }
+        }
+        defer { deadline.cancel() }
         var collected = Data()
         while collected.count < errorBodyLimit {
             guard let chunk = try? await body.next() else { break }

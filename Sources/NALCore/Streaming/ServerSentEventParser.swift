@@ -59,13 +59,14 @@ public struct ServerSentEventParser: Sendable {
     }
 
     /// Ends the stream: an event not ended by an empty line is discarded, as the standard says. The parser can then
-    /// parse a new stream (a reconnection's): `lastEventID` and `reconnectionTime` stay, and the new stream starts
-    /// with an empty last event ID buffer, as the standard says, so its first dispatch sets `lastEventID` to what
-    /// that stream sent.
+    /// parse a new stream (a reconnection's): `lastEventID` and `reconnectionTime` stay, and the new stream's last
+    /// event ID buffer starts from `lastEventID` (an `id` of the discarded event is forgotten), as browsers do and
+    /// the web-platform tests require: an event without `id` after a reconnection keeps the ID, so a second
+    /// reconnection still sends `Last-Event-ID` and nothing is delivered twice.
     public mutating func finish() {
         _ = lines.finish()
         resetEvent()
-        idBuffer = ""
+        idBuffer = lastEventID
         atStart = true
     }
 

@@ -36,7 +36,9 @@ extension URLSessionTransport {
                 request: request, httpResponse: head, data: Data(),
                 timing: ResponseTiming(start: started.date, duration: .now - started.instant), streamedBody: body)
         } catch {
-            session.invalidateAndCancel()
+            // The task is already cancelled through the delegate queue (Linux fact 25); `invalidateAndCancel()`
+            // would cancel it again off that queue, and wait on the work queue from a task's thread.
+            session.finishTasksAndInvalidate()
             throw error
         }
     }

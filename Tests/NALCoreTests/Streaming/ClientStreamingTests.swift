@@ -248,4 +248,31 @@ struct ClientStreamingTests {
         #expect(total == 1000 * (16 << 10))
         #expect(await produced.value == 1000)
     }
+
+    @Test("a refused body that trickles does not hold the error back: what came within a second is kept")
+    func refusedTrickle() async throws {
+        let transport = ScriptedStreamTransport(
+            status: 503, headers: ["Content-Type": "text/plain"], chunks: [Data("busy".utf8), Data("more".utf8)],
+            interval: .seconds(30))
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            _ = try await Client<TestEndpoint>(transport: transport).stream(TestEndpoint())
+            Issue.record("a 503 was streamed")
+        } catch {
+            #expect(error.response?.string() == "busy")
+        }
+        #expect(clock.now - start < Timing.bound(.seconds(1)))
+    }
+
+    @Test("reconnection waits: the server's retry first, then backoff from at least 100 ms, capped, in closed form")
+    func reconnectionDelays() {
+        let policy = ReconnectionPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(30))
+        #expect(policy.delay(afterFailures: 1, serverRetry: nil) == .seconds(1))
+        #expect(policy.delay(afterFailures: 3, serverRetry: nil) == .seconds(4))
+        #expect(policy.delay(afterFailures: 1, serverRetry: .zero) == .zero)
+        #expect(policy.delay(afterFailures: 2, serverRetry: .zero) == .milliseconds(200))
+        #expect(policy.delay(afterFailures: 1, serverRetry: .seconds(3600)) == .seconds(30))
+        #expect(policy.delay(afterFailures: .max, serverRetry: nil) == .seconds(30))
+    }
 }
