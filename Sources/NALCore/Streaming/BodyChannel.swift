@@ -35,7 +35,10 @@ package final class BodyChannel: Sendable {
         /// Set when the body was stopped from the consumer's side; nothing more is delivered.
         var stopped: NALError?
         var consumer: UnsafeContinuation<Taken, Never>?
-        var capacityWaiters: [UnsafeContinuation<Void, Never>] = []
+        var capacityWaiters: [Int: UnsafeContinuation<Void, Never>] = [:]
+        /// Waiters whose task was cancelled before they registered: they must not wait.
+        var cancelledWaiters: Set<Int> = []
+        var nextWaiter = 0
         var onCancel: (@Sendable () -> Void)?
         var observers: [@Sendable (Ending) -> Void] = []
         var ending: Ending?
@@ -166,15 +169,33 @@ package final class BodyChannel: Sendable {
     var isActive: Bool { state.withLock { $0.stopped == nil && $0.producerEnd == nil } }
 
     /// Waits in a task until the consumer has taken most of what waits, or the body was stopped.
+    /// Returns at once when the calling task is cancelled.
     func awaitCapacity() async {
-        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-            let waits = state.withLock { state -> Bool in
-                guard state.buffered >= highWater, state.stopped == nil else { return false }
-                state.capacityWaiters.append(continuation)
-                return true
-            }
-            if !waits { continuation.resume() }
+        let waiter = state.withLock { state -> Int in
+            defer { state.nextWaiter &+= 1 }
+            return state.nextWaiter
         }
+        await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+                let waits = state.withLock { state -> Bool in
+                    guard state.buffered >= highWater, state.stopped == nil,
+                        state.cancelledWaiters.remove(waiter) == nil
+                    else { return false }
+                    state.capacityWaiters[waiter] = continuation
+                    return true
+                }
+                if !waits { continuation.resume() }
+            }
+        } onCancel: {
+            let continuation = state.withLock { state -> UnsafeContinuation<Void, Never>? in
+                if let continuation = state.capacityWaiters.removeValue(forKey: waiter) { return continuation }
+                state.cancelledWaiters.insert(waiter)
+                return nil
+            }
+            continuation?.resume()
+        }
+        // A cancellation that came after the wait ended leaves nothing behind.
+        state.withLock { _ = $0.cancelledWaiters.remove(waiter) }
     }
 
     /// Ends the body normally: the consumer gets the chunks that wait, then the end.
@@ -332,15 +353,15 @@ package final class BodyChannel: Sendable {
     }
 
     private func wakeWaiters(_ state: inout State) {
-        let waiters = state.capacityWaiters
-        state.capacityWaiters = []
+        let waiters = state.capacityWaiters.values
+        state.capacityWaiters = [:]
         for waiter in waiters { waiter.resume() }
     }
 
     private func releaseProducers() {
         let waiters = state.withLock { state -> [UnsafeContinuation<Void, Never>] in
-            defer { state.capacityWaiters = [] }
-            return state.capacityWaiters
+            defer { state.capacityWaiters = [:] }
+            return Array(state.capacityWaiters.values)
         }
         for waiter in waiters { waiter.resume() }
     }

@@ -72,12 +72,20 @@ public struct LineSequence: AsyncSequence, Sendable {
         var ready: [String] = []
         var nextReady = 0
         var ended = false
+        /// A line past the bound, thrown once the lines that came before it have been delivered.
+        var failure: NALError?
 
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws(NALError) -> String?
         {
             while nextReady == ready.count {
                 ready.removeAll(keepingCapacity: true)
                 nextReady = 0
+                // The lines before an overlong one were delivered first; now its error.
+                if let failure {
+                    self.failure = nil
+                    ended = true
+                    throw failure
+                }
                 guard !ended else { return nil }
                 guard let chunk = try await chunks.next(isolation: actor) else {
                     ended = true
@@ -95,9 +103,7 @@ public struct LineSequence: AsyncSequence, Sendable {
                     }
                 }
                 ready = lines
-                if overlong {
-                    throw .responseTooLarge(limit: splitter.maximumLineLength, url: nil)
-                }
+                if overlong { failure = .responseTooLarge(limit: splitter.maximumLineLength, url: nil) }
             }
             defer { nextReady += 1 }
             return ready[nextReady]
@@ -128,6 +134,9 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
         var ready: [ServerSentEvent] = []
         var nextReady = 0
         var checked = false
+        /// An event past the bound, thrown once the events that came before it have been delivered.
+        var failure: NALError?
+        var ended = false
 
         public mutating func next(
             isolation actor: isolated (any Actor)? = #isolation
@@ -137,15 +146,21 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
                 try await EventStreamHead.check(stream)
             }
             while nextReady == ready.count {
-                guard let chunk = try await chunks.next(isolation: actor) else {
+                if let failure {
+                    self.failure = nil
+                    ended = true
+                    throw failure
+                }
+                guard !ended, let chunk = try await chunks.next(isolation: actor) else {
                     parser.finish()
+                    ended = true
                     return nil
                 }
                 let dropped = parser.droppedEvents
                 ready = parser.parse(chunk)
                 nextReady = 0
                 if parser.droppedEvents != dropped {
-                    throw .responseTooLarge(limit: parser.maximumEventSize, url: stream.response.request.url)
+                    failure = .responseTooLarge(limit: parser.maximumEventSize, url: stream.response.request.url)
                 }
             }
             defer { nextReady += 1 }

@@ -27,6 +27,8 @@ public struct ServerSentEventSource<Service: RemoteService>: AsyncSequence, Send
         var failures = 0
         var deliveredSinceConnect = false
         var ended = false
+        /// An event past the bound, thrown once the events that came before it have been delivered.
+        var failure: NALError?
 
         init(source: ServerSentEventSource) {
             self.source = source
@@ -40,6 +42,12 @@ public struct ServerSentEventSource<Service: RemoteService>: AsyncSequence, Send
                     defer { nextReady += 1 }
                     deliveredSinceConnect = true
                     return ready[nextReady]
+                }
+                // The events before one past the bound were delivered first; now its error.
+                if let failure {
+                    self.failure = nil
+                    ended = true
+                    throw failure
                 }
                 if ended { return nil }
                 guard var current = chunks else {
@@ -64,8 +72,8 @@ public struct ServerSentEventSource<Service: RemoteService>: AsyncSequence, Send
                 ready = parser.parse(chunk)
                 nextReady = 0
                 if parser.droppedEvents != dropped {
-                    ended = true
-                    throw .responseTooLarge(limit: parser.maximumEventSize, url: url)
+                    failure = .responseTooLarge(limit: parser.maximumEventSize, url: url)
+                    chunks = nil
                 }
             }
         }

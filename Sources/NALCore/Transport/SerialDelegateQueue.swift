@@ -36,13 +36,18 @@ final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
     static let lowWater = 128
     static let maximumWait: Duration = .milliseconds(250)
 
-    override init() {
+    /// Callbacks waiting past which this queue's producer is held back, and below which it goes on.
+    private let holdBackAt: (high: Int, low: Int)
+
+    /// A queue that holds its producer back past `highWater` waiting callbacks (see the type's documentation).
+    init(highWater: Int = SerialDelegateQueue.highWater) {
+        holdBackAt = (max(2, highWater), max(1, highWater / 4))
         super.init()
         maxConcurrentOperationCount = 1
     }
 
     override func addOperation(_ block: @escaping @Sendable () -> Void) {
-        if waiting.load(ordering: .relaxed) >= Self.highWater, withUnsafeCurrentTask(body: { $0 == nil }) {
+        if waiting.load(ordering: .relaxed) >= holdBackAt.high, withUnsafeCurrentTask(body: { $0 == nil }) {
             holdBack()
         }
         waiting.add(1, ordering: .relaxed)
@@ -90,7 +95,7 @@ final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
     private func holdBack() {
         let clock = ContinuousClock()
         let giveUp = clock.now + Self.maximumWait
-        while waiting.load(ordering: .relaxed) > Self.lowWater, pendingCancels.load(ordering: .relaxed) == 0,
+        while waiting.load(ordering: .relaxed) > holdBackAt.low, pendingCancels.load(ordering: .relaxed) == 0,
             clock.now < giveUp
         {
             usleep(500)

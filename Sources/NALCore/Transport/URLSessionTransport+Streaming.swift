@@ -16,7 +16,7 @@ extension URLSessionTransport {
         _ sent: URLRequest, as request: URLRequest, upload: UploadBody?, idleTimeout: TimeInterval,
         started: (date: Date, instant: ContinuousClock.Instant)
     ) async throws(NALError) -> Response {
-        let queue = SerialDelegateQueue()
+        let queue = SerialDelegateQueue(highWater: Self.streamCallbackBound)
         let delegate = SessionDelegate(delegateQueue: queue)
         let session = URLSession(configuration: streamConfiguration, delegate: delegate, delegateQueue: queue)
         var sent = sent
@@ -42,6 +42,12 @@ extension URLSessionTransport {
             throw error
         }
     }
+}
+
+extension URLSessionTransport {
+    /// Callbacks a stream's delegate queue lets wait before it holds the socket reader back: while the spill file
+    /// is slower than the network (the kernel throttles a writer with many dirty pages), what waits is memory.
+    static let streamCallbackBound = 32
 }
 
 extension RequestKind {

@@ -55,6 +55,59 @@ struct ClientStreamingTests {
         }
     }
 
+    @Test("what came before an item past the bound is delivered first, then the error: lines and events")
+    func goodItemsBeforeOversized() async throws {
+        let lines = ScriptedStreamTransport(chunks: [Data(("ok\n" + String(repeating: "x", count: 100) + "\n").utf8)])
+        var received: [String] = []
+        do {
+            for try await line in try await Client<TestEndpoint>(transport: lines).stream(TestEndpoint())
+                .lines(maximumLineLength: 16)
+            {
+                received.append(line)
+            }
+            Issue.record("an overlong line was accepted")
+        } catch {
+            guard case .responseTooLarge(let limit, _) = error else {
+                Issue.record("expected responseTooLarge, got \(error)")
+                return
+            }
+            #expect(limit == 16)
+        }
+        #expect(received == ["ok"])
+
+        let big = "data: " + String(repeating: "x", count: ServerSentEventParser.defaultMaximumEventSize + 1) + "\n\n"
+        let events = ScriptedStreamTransport(chunks: [Data(("data: ok\n\n" + big).utf8)])
+        var delivered: [String] = []
+        do {
+            for try await event in try await Client<TestEndpoint>(transport: events).stream(TestEndpoint())
+                .serverSentEvents
+            {
+                delivered.append(event.data)
+            }
+            Issue.record("an event past the bound was accepted")
+        } catch {
+            guard case .responseTooLarge = error else {
+                Issue.record("expected responseTooLarge, got \(error)")
+                return
+            }
+        }
+        #expect(delivered == ["ok"])
+    }
+
+    @Test("a producer waiting for capacity stops waiting when its task is cancelled")
+    func producerCancellation() async throws {
+        let (body, writer) = StreamedBody.makeStream(highWater: 16)
+        writer.append(Data(count: 32))
+        let producer = Task {
+            await writer.awaitCapacity()
+            return Task.isCancelled
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        producer.cancel()
+        #expect(await producer.value)
+        withExtendedLifetime(body) {}
+    }
+
     @Test("JSON lines decode one value per line, skip blank lines, and name the line that does not decode")
     func jsonLines() async throws {
         let transport = ScriptedStreamTransport(
