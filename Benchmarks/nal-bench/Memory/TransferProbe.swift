@@ -15,6 +15,10 @@ import NALStubbing
 /// - `stub-download FILE DESTINATION`: download a `.file` stub served by `StubServer` through NAL's transport.
 /// - `throughput URL DESTINATION ROUNDS`: downloads to disk through NAL, and with a bare URLSession data task whose
 ///   delegate only counts bytes, in interleaved rounds; reports each one's MB/s and NAL's ratio.
+/// - `stream URL MBPS`: reads the body through `Client.stream` with a consumer that takes at most MBPS megabytes a
+///   second (slower than the server): what it has not taken waits on disk, and peak RSS growth stays bounded.
+/// - `stream-throughput URL ROUNDS`: `Client.stream` with a consumer that only counts bytes, against the bare data
+///   task, in interleaved rounds.
 enum TransferProbe {
     struct Target: RemoteService {
         var baseURL: URL
@@ -43,10 +47,18 @@ enum TransferProbe {
 
     static let usage =
         "transfer upload|multipart URL FILE | download URL DESTINATION | "
-        + "stub-download FILE DESTINATION | throughput URL DESTINATION ROUNDS"
+        + "stub-download FILE DESTINATION | throughput URL DESTINATION ROUNDS | stream URL MBPS | "
+        + "stream-throughput URL ROUNDS"
 
     static func run(_ arguments: [String]) async throws(BenchOptions.UsageError) -> Int32 {
         guard let mode = arguments.first, arguments.count >= 3 else { throw BenchOptions.UsageError(message: usage) }
+        if mode == "stream" || mode == "stream-throughput" {
+            guard arguments.count == 3, let url = URL(string: arguments[1]), let number = Int(arguments[2]), number > 0
+            else { throw BenchOptions.UsageError(message: usage) }
+            return mode == "stream"
+                ? await StreamProbe.slowConsumer(url, megabytesPerSecond: number)
+                : await StreamProbe.throughput(url, rounds: number)
+        }
         let first = arguments[1]
         let second = URL(fileURLWithPath: arguments[2])
         guard let url = URL(string: first) else { throw BenchOptions.UsageError(message: "'\(first)' is not a URL") }
@@ -145,12 +157,12 @@ enum TransferProbe {
                 ratio: median(nal) / median(plain)))
     }
 
-    private static func median(_ values: [Double]) -> Double {
+    static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     }
 
-    private static func print(_ value: some Encodable) -> Int32 {
+    static func print(_ value: some Encodable) -> Int32 {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         guard let data = try? encoder.encode(value) else { return 1 }
