@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # A soak: mixed traffic through one Client with token refresh, retry and logging middleware (data calls, uploads,
-# multipart forms, downloads, progress streams, broken bodies, cancellations at random moments) against the fault
-# server, for MINUTES. Reports calls and how they ended, peak RSS by fifth of the run, and open file descriptors
-# and threads. Bounds: no lost call (each ends with a response or a typed error); NAL's own heap blocks left live
-# per call under 0.5 more than a bare URLSession's (measured in the same run: FoundationNetworking itself keeps about
-# 4 blocks per request on Linux, so RSS grows slowly whatever runs over it); descriptors and threads back to their
-# warm-up values at the end (within 8, what a connection pool and dispatch keep). NAL_SOAK_GATE_RSS=1 also gates RSS
-# flat after warm-up (the last fifth's peak less than 10 % above the second fifth's), for transports that do not
-# leak underneath.
+# multipart forms, downloads, progress streams, event streams resumed after drops, streamed bodies left halfway,
+# broken bodies, cancellations at random moments) against the fault server, for MINUTES. Reports calls and how they
+# ended, peak RSS by fifth of the run, and open file descriptors and threads. Bounds: no lost call (each ends with a
+# response or a typed error); NAL's own heap blocks left live per call under 0.5 more than a bare URLSession's
+# (measured in the same run: FoundationNetworking itself keeps about 4 blocks per request on Linux, so RSS grows
+# slowly whatever runs over it); descriptors and threads back to their warm-up values at the end (within 8, what a
+# connection pool and dispatch keep). NAL_SOAK_GATE_RSS=1 also gates RSS flat after warm-up (the last fifth's peak
+# less than 10 % above the second fifth's), for transports that do not leak underneath.
 #
 #   scripts/soak.sh [MINUTES]          1 by default (what CI runs); the closing notes report 30
 #   NAL_SOAK_CONCURRENCY=N             workers making calls at once (8 by default)

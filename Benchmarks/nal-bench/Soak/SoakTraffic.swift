@@ -97,6 +97,19 @@ struct SoakTraffic: Sendable {
                 for try await _ in client.transfer(Endpoint(baseURL: base, path: "source/500000")) {}
             case 8:
                 _ = try await client.request(Endpoint(baseURL: base, path: "close-mid-body"))
+            case 10:
+                // An event stream that drops mid-event and is resumed with Last-Event-ID until its 204.
+                let events = Endpoint(
+                    baseURL: base, path: "sse",
+                    requestType: .parameters(["script": "resume", "key": .string(name)], encoding: URLEncoding.default))
+                for try await _ in client.serverSentEvents(events, reconnect: Self.quickReconnection) {}
+            case 11:
+                // A streamed body left halfway: the rest is cancelled.
+                var read = 0
+                for try await chunk in try await client.stream(Endpoint(baseURL: base, path: "source/1000000")) {
+                    read += chunk.count
+                    if read > 500_000 { break }
+                }
             default:
                 _ = try await client.request(Endpoint(baseURL: base, path: "not-gzip"))
             }
@@ -113,11 +126,15 @@ struct SoakTraffic: Sendable {
         _ = try? await client.request(Endpoint(baseURL: base, path: "fast"))
     }
 
-    /// The kinds of call to make: all ten, or those `NAL_SOAK_KINDS` lists (`0,3,6`), to find which one leaks.
+    /// The kinds of call to make: all twelve, or those `NAL_SOAK_KINDS` lists (`0,3,6`), to find which one leaks.
     static let kinds: [Int] = {
         let listed = ProcessInfo.processInfo.environment["NAL_SOAK_KINDS"]?.split(separator: ",").compactMap { Int($0) }
-        return listed?.isEmpty == false ? listed ?? [] : Array(0..<10)
+        return listed?.isEmpty == false ? listed ?? [] : Array(0..<12)
     }()
+
+    /// Reconnections in milliseconds, so that a resumed event stream is a short call.
+    static let quickReconnection = ReconnectionPolicy(
+        initialDelay: .milliseconds(5), maximumDelay: .milliseconds(20), maximumAttempts: 5)
 
     /// The case of an error, without its payload: what the report counts.
     static func kind(of error: NALError) -> String {
