@@ -48,7 +48,8 @@ these paths (query parameters in brackets):
                             a drop, event 2, a drop, then 204; [script=endless] [interval_ms=20] [key=K]: an event
                             every interval until the client closes; [script=plain]: a text/plain body
   /_sse_closed              [key=K]: {"closedAt": seconds since the epoch} when the endless stream K saw its close
-  /_journal                 GET: the requests parsed so far as JSON (each with "at", seconds since the epoch);
+  /_journal                 GET: the requests parsed so far as JSON (each with "at", seconds since the epoch),
+                            [contains=S] only those whose target contains S;
                             DELETE: forget them
 
 The port is printed on stdout as `port <n>` once the server listens. Stop it with SIGTERM or SIGINT.
@@ -530,11 +531,16 @@ def handle(sock, request, connection=None):
     """Answers one request. Returns False when the connection must close afterwards."""
     path = request.path
     if path == "/_journal":
+        # Copied under the lock, filtered and encoded outside it: a journal of thousands of entries (the race and
+        # soak tests) must not hold back every request handler while it is written out.
         with JOURNAL_LOCK:
             if request.method == "DELETE":
                 JOURNAL.clear()
-            body = json.dumps(JOURNAL).encode()
-        respond(sock, 200, body, content_type="application/json")
+            entries = list(JOURNAL)
+        contains = request.arg("contains")
+        if contains:
+            entries = [entry for entry in entries if contains in entry["target"]]
+        respond(sock, 200, json.dumps(entries).encode(), content_type="application/json")
         return True
 
     with JOURNAL_LOCK:

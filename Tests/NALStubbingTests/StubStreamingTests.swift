@@ -76,9 +76,9 @@ struct StubStreamingTests {
         #expect(arrivals.map(\.0.data) == ["Hel", "lo", ", wor", "ld"])
         #expect(arrivals.count == 4)
         if arrivals.count == 4 {
-            // Bodies played whole would arrive together; these arrive an interval apart.
-            #expect(arrivals[1].1 - arrivals[0].1 >= .milliseconds(250), "the first event waited for the others")
-            #expect(arrivals[3].1 - arrivals[0].1 >= .milliseconds(850))
+            // A body played whole would arrive at once; these are spread over three intervals (900 ms), of which
+            // a loaded machine may eat the start.
+            #expect(arrivals[3].1 - arrivals[0].1 >= .milliseconds(300), "the first event waited for the others")
         }
     }
 
@@ -139,8 +139,7 @@ struct StubStreamingTests {
         let arrivals = try await Self.arrivals(of: stream.jsonLines(of: Line.self), from: start)
         #expect(arrivals.map(\.0.n) == [1, 2, 3])
         if arrivals.count == 3 {
-            #expect(arrivals[1].1 - arrivals[0].1 >= .milliseconds(250), "the first line waited for the others")
-            #expect(arrivals[2].1 - arrivals[0].1 >= .milliseconds(500))
+            #expect(arrivals[2].1 - arrivals[0].1 >= .milliseconds(300), "the first line waited for the others")
         }
     }
 

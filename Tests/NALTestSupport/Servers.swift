@@ -98,7 +98,10 @@ public enum FaultServer {
     /// The requests the server parsed whose target contains `probe`.
     public static func journal(probe: String) async throws -> [JournalEntry] {
         guard let url else { return [] }
-        let (data, _) = try await URLSession.shared.data(from: url.appendingPathComponent("_journal"))
+        let journal = url.appendingPathComponent("_journal").appending(queryItems: [
+            URLQueryItem(name: "contains", value: probe)
+        ])
+        let (data, _) = try await URLSession.shared.data(from: journal)
         return try JSONDecoder().decode([JournalEntry].self, from: data).filter { $0.target.contains(probe) }
     }
 

@@ -305,20 +305,26 @@ package final class BodyChannel: Sendable {
         consumer?.resume(returning: .ready(.failure(error)))
     }
 
+    /// Ends the body from the producer's side. Watchers hear of it before the consumer can see it: the end is
+    /// published to the consumer only after they have run, so a loop that has ended finds its end logged.
     private func end(with error: NALError?) {
-        let (consumer, observers, ending) = state.withLock {
-            state -> (UnsafeContinuation<Taken, Never>?, [@Sendable (Ending) -> Void], Ending?) in
-            guard state.stopped == nil, state.producerEnd == nil else { return (nil, [], nil) }
-            state.producerEnd = .some(error)
-            state.onCancel = nil
+        let (observers, ending) = state.withLock { state -> ([@Sendable (Ending) -> Void], Ending?) in
+            guard state.stopped == nil, state.producerEnd == nil, state.ending == nil else { return ([], nil) }
             let ending = Ending(byteCount: state.received, duration: .now - started, error: error)
             state.ending = ending
             defer { state.observers = [] }
+            return (state.observers, ending)
+        }
+        guard let ending else { return }
+        for observer in observers { observer(ending) }
+        let consumer = state.withLock { state -> UnsafeContinuation<Taken, Never>? in
+            guard state.stopped == nil else { return nil }
+            state.producerEnd = .some(error)
+            state.onCancel = nil
             let consumer = state.head == state.chunks.count ? state.consumer : nil
             if consumer != nil { state.consumer = nil }
-            return (consumer, state.observers, ending)
+            return consumer
         }
-        if let ending { for observer in observers { observer(ending) } }
         consumer?.resume(returning: .ready(error.map { .failure($0) } ?? .success(nil)))
     }
 

@@ -47,7 +47,7 @@ extension URLSessionTransport {
 extension URLSessionTransport {
     /// Callbacks a stream's delegate queue lets wait before it holds the socket reader back: while the spill file
     /// is slower than the network (the kernel throttles a writer with many dirty pages), what waits is memory.
-    static let streamCallbackBound = 32
+    static let streamCallbackBound = 512
 }
 
 extension RequestKind {

@@ -281,12 +281,24 @@ struct FaultServerTimeoutTests {
         return clock.now - start
     }
 
-    @Test("0.5 s against a fast endpoint: 20 of 20 calls succeed")
+    @Test("0.9 s against a fast endpoint: the calls succeed (truncated to whole seconds, 0.9 s would be 0)")
     func subSecondFast() async throws {
+        // A stall of the whole process longer than the timeout (two shared cores) may time a call out honestly;
+        // a timeout truncated to 0 s would fail them all.
+        var succeeded = 0
         for _ in 0..<20 {
-            let response = try await client.request(FaultServer.endpoint("fast", timeout: 0.5))
-            #expect(response.string() == "fast")
+            do throws(NALError) {
+                let response = try await client.request(FaultServer.endpoint("fast", timeout: 0.9))
+                #expect(response.string() == "fast")
+                succeeded += 1
+            } catch {
+                guard case .timedOut(let failure) = error, failure.limit == .idle else {
+                    Issue.record("expected success or an idle timeout, got \(error)")
+                    continue
+                }
+            }
         }
+        #expect(succeeded >= 17, "only \(succeeded) of 20 calls succeeded")
     }
 
     @Test("0.5 s against a slow endpoint ends after 0.45 s, long before the 3 s response, with the idle timeout")

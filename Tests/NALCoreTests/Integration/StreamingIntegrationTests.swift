@@ -46,17 +46,32 @@ struct HTTPBinStreamingTests {
         #expect((arrivals.last ?? .zero) - (arrivals.first ?? .zero) > .milliseconds(800))
     }
 
-    @Test("/stream-bytes arrives whole, byte for byte the same as the buffered call")
+    @Test("/stream-bytes arrives whole; /range arrives byte for byte as httpbin generates it")
     func streamBytes() async throws {
         let client = Client<TestEndpoint>()
-        let endpoint = HTTPBin.endpoint(
-            "stream-bytes/100000",
-            requestType: .parameters(["seed": 7, "chunk_size": 4096], encoding: URLEncoding.queryString))
-        var streamed = Data()
-        for try await chunk in try await client.stream(endpoint) { streamed.append(chunk) }
-        let buffered = try await client.request(endpoint).data
-        #expect(streamed.count == 100_000)
-        #expect(streamed == buffered)
+        // httpbin seeds Python's shared random generator per request, so two concurrent requests with one seed can
+        // get different bytes: only the length of /stream-bytes is certain.
+        var streamed = 0
+        for try await chunk in try await client.stream(
+            HTTPBin.endpoint(
+                "stream-bytes/100000",
+                requestType: .parameters(["seed": 7, "chunk_size": 4096], encoding: URLEncoding.queryString)))
+        {
+            streamed += chunk.count
+        }
+        #expect(streamed == 100_000)
+
+        var ranged = Data()
+        var chunks = 0
+        for try await chunk in try await client.stream(
+            HTTPBin.endpoint(
+                "range/100000", requestType: .parameters(["chunk_size": 4096], encoding: URLEncoding.queryString)))
+        {
+            ranged.append(chunk)
+            chunks += 1
+        }
+        #expect(ranged == Data((0..<100_000).map { UInt8(ascii: "a") + UInt8($0 % 26) }))
+        #expect(chunks > 1)
     }
 
     @Test("a 404 fails before streaming, with the start of its body")
@@ -124,12 +139,16 @@ struct EventStreamIntegrationTests {
         }
         let left = Date().timeIntervalSince1970
         var closedAt: Double?
-        for _ in 0..<100 where closedAt == nil {
+        for _ in 0..<250 where closedAt == nil {
             try await Task.sleep(for: .milliseconds(20))
             closedAt = try await FaultServer.closedAt(key: key)
         }
         let closed = try #require(closedAt, "the server never saw the connection close")
-        #expect(closed - left < 0.2 + (Timing.underThreadSanitizer ? 2 : 0), "closed \(closed - left) s after")
+        // Typically a few milliseconds; the bound leaves room for a loaded machine's stalls.
+        let bound = Timing.bound(.milliseconds(200))
+        #expect(
+            closed - left < Double(bound.components.seconds) + Double(bound.components.attoseconds) / 1e18,
+            "closed \(closed - left) s after")
     }
 
     @Test("a body that is not an event stream fails without reconnecting, with the start of the body")
@@ -188,14 +207,14 @@ struct EventStreamIntegrationTests {
 
     @Test("what a slow consumer has not taken past 1 MiB waits on disk, not in memory")
     func backlogSpills() async throws {
-        let stream = try await Client<TestEndpoint>().stream(FaultServer.endpoint("source/2500000"))
+        let stream = try await Client<TestEndpoint>().stream(FaultServer.endpoint("source/1600000"))
         var iterator = stream.makeAsyncIterator()
         var bytes = try await iterator.next()?.count ?? 0
         for _ in 0..<150 where stream.body.waiting.disk == 0 { try await Task.sleep(for: .milliseconds(20)) }
         #expect(stream.body.waiting.disk > 0)
         #expect(stream.body.waiting.memory <= StreamedBody.defaultHighWater + (1 << 20))
         while let chunk = try await iterator.next() { bytes += chunk.count }
-        #expect(bytes == 2_500_000)
+        #expect(bytes == 1_600_000)
     }
 
     @Test("a server that goes quiet mid-stream hits the idle timeout between chunks")

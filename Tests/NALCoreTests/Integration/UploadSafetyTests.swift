@@ -40,9 +40,9 @@ struct UploadSafetyTests {
             }
         }
         #expect(sink?.bytes == size && sink?.sha256 == digest)
-        let smuggled = try await FaultServer.journalEntries().filter { $0.target.contains("smuggled") }
+        let smuggled = try await FaultServer.journalEntries(containing: "smuggled")
         #expect(smuggled.isEmpty, "the extra bytes became a second request")
-        let upload = try #require(try await FaultServer.journalEntries().last { $0.target.contains(probe) })
+        let upload = try #require(try await FaultServer.journalEntries(containing: probe).last)
         #expect(upload.header("Content-Length") == String(size))
         #expect(upload.header("Transfer-Encoding") == nil, "one framing header, not two")
     }
@@ -134,7 +134,7 @@ struct UploadSafetyTests {
         } catch {
             Issue.record("not a file error: \(error)")
         }
-        let sent = try await FaultServer.journalEntries().filter { $0.target.contains(marker) }
+        let sent = try await FaultServer.journalEntries(containing: marker)
         #expect(sent.isEmpty, "nothing reached the server")
     }
 }
@@ -226,10 +226,8 @@ extension TestEndpoint {
 }
 
 extension FaultServer {
-    /// Every request the server has parsed.
-    static func journalEntries() async throws -> [JournalEntry] {
-        guard let url else { return [] }
-        let (data, _) = try await URLSession.shared.data(from: url.appendingPathComponent("_journal"))
-        return try JSONDecoder().decode([JournalEntry].self, from: data)
+    /// The requests the server has parsed whose target contains `text`.
+    static func journalEntries(containing text: String) async throws -> [JournalEntry] {
+        try await journal(probe: text)
     }
 }
