@@ -9,20 +9,24 @@ import Testing
 #endif
 
 /// A URLProtocol client that records what reaches it.
-final class RecordingClient: NSObject, URLProtocolClient, @unchecked Sendable {
-    // @unchecked: `events` is only touched on the queue that delivers calls, then read after it drained.
-    var events: [String] = []
+final class RecordingClient: NSObject, URLProtocolClient, Sendable {
+    // Behind a lock, though calls arrive on one queue and are read after it drained: ThreadSanitizer cannot see the
+    // order that a continuation resumed from a dispatch queue gives, and would report a race that is not there.
+    private let recorded = Locked<[String]>([])
+    var events: [String] { recorded.withLock { $0 } }
+
+    private func record(_ event: String) { recorded.withLock { $0.append(event) } }
 
     func urlProtocol(_ protocol: URLProtocol, wasRedirectedTo request: URLRequest, redirectResponse: URLResponse) {
-        events.append("redirect")
+        record("redirect")
     }
     func urlProtocol(_ protocol: URLProtocol, cachedResponseIsValid cachedResponse: CachedURLResponse) {}
     func urlProtocol(
         _ protocol: URLProtocol, didReceive response: URLResponse, cacheStoragePolicy policy: URLCache.StoragePolicy
-    ) { events.append("response") }
-    func urlProtocol(_ protocol: URLProtocol, didLoad data: Data) { events.append("data \(data.count)") }
-    func urlProtocolDidFinishLoading(_ protocol: URLProtocol) { events.append("finish") }
-    func urlProtocol(_ protocol: URLProtocol, didFailWithError error: any Error) { events.append("fail") }
+    ) { record("response") }
+    func urlProtocol(_ protocol: URLProtocol, didLoad data: Data) { record("data \(data.count)") }
+    func urlProtocolDidFinishLoading(_ protocol: URLProtocol) { record("finish") }
+    func urlProtocol(_ protocol: URLProtocol, didFailWithError error: any Error) { record("fail") }
     func urlProtocol(_ protocol: URLProtocol, didReceive challenge: URLAuthenticationChallenge) {}
     func urlProtocol(_ protocol: URLProtocol, didCancel challenge: URLAuthenticationChallenge) {}
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NALLogging
 
 /// The chunks between a streamed body's producer (`StreamedBody.Writer`) and its consumer (`StreamedBody`), with
 /// the bound, the wake-ups and the end. Shared by both sides; only the consumer's handle stops it when dropped.
@@ -10,18 +10,18 @@ package final class BodyChannel: Sendable {
     typealias Ending = StreamedBody.Ending
 
     /// What waits for the consumer: bytes in memory, or a range of the spill file.
-    private enum Piece {
+    private enum Piece: Sendable {
         case memory(Data)
         case disk(SpillFile, SpillFile.Extent)
     }
 
     /// What the consumer is handed: a chunk, the end or a failure; or a range to read from the spill file.
-    private enum Taken {
+    private enum Taken: Sendable {
         case ready(Result<Data?, NALError>)
         case disk(SpillFile, SpillFile.Extent)
     }
 
-    private struct State: ~Copyable {
+    private struct State: Sendable {
         var chunks: [Piece] = []
         var head = 0
         /// Bytes waiting in memory.
@@ -45,7 +45,7 @@ package final class BodyChannel: Sendable {
         var lastActivity: ContinuousClock.Instant
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let started: ContinuousClock.Instant
     let highWater: Int
     private var lowWater: Int { highWater / 4 }
@@ -60,7 +60,7 @@ package final class BodyChannel: Sendable {
         self.spillsToDisk = spillsToDisk
         self.maximumSpilled = max(0, maximumSpilled)
         started = .now
-        state = Mutex(State(lastActivity: .now))
+        state = Locked(State(lastActivity: .now))
     }
 
     // MARK: Producer

@@ -74,7 +74,8 @@ final class SpillFile: @unchecked Sendable {
     /// Reads `extent` on a thread of its own (never a Swift task's), then hands what was read before it back to
     /// the file system. Called by the consumer only, in order.
     func read(_ extent: Extent) async throws(NALError) -> Data {
-        let result = await withUnsafeContinuation { (continuation: UnsafeContinuation<Result<Data, NALError>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<Data, NALError>, Never>) in
             Self.readQueue.async { continuation.resume(returning: self.readNow(extent)) }
         }
         return try result.get()
