@@ -105,7 +105,8 @@ package struct MultipartReader: Sendable {
         let head = String(decoding: body[..<headEnd], as: UTF8.self)
         var part = Part(
             delimiter: Data(bytes[delimiter]), head: Data(body[..<headEnd]), content: Data(body[headEnd...]))
-        for line in head.split(whereSeparator: \.isNewline) {
+        // Lines end at CR or LF only: a name may hold other characters Unicode calls newlines (VT, FF, U+2028).
+        for line in head.split(whereSeparator: { $0 == "\r\n" || $0 == "\n" || $0 == "\r" }) {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             switch line[..<colon].trimmingCharacters(in: .whitespaces).lowercased() {

@@ -82,9 +82,10 @@ struct TailFile: Sendable {
             if let problem = HTTPToken.problem(inValue: value) {
                 throw fail(line.number, "the value of header '\(name)' \(problem)")
             }
-            // A repeated field joins the first, as HTTP combines them (RFC 9110 §5.3), whatever its letter case.
+            // A repeated field joins the first, as HTTP combines them (RFC 9110 §5.3), whatever its letter case;
+            // empty list elements are dropped, as the list syntax says (§5.6.1), so the result reads back the same.
             if let key = headers.headerKey(name), let first = headers[key] {
-                headers[key] = first + ", " + value
+                headers[key] = first.isEmpty ? value : value.isEmpty ? first : first + ", " + value
             } else {
                 headers[name] = value
             }

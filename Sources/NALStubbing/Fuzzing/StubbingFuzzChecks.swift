@@ -32,7 +32,8 @@ package enum StubbingFuzzChecks {
         if expected.headerKey("Content-Type") == nil, again.response.headers.count == expected.count + 1 {
             expected["Content-Type"] = "application/octet-stream"
         }
-        try FuzzFailure.check(again.response.headers == expected, "the headers changed")
+        try FuzzFailure.check(
+            again.response.headers == expected, "the headers changed: \(expected) became \(again.response.headers)")
         try FuzzFailure.check(again.contents == parsed.contents, "the body changed")
     }
 
