@@ -38,7 +38,10 @@ printf '%-22s %14s %10s %s\n' target executions exec/s result
 for target in $targets; do
     mkdir -p "$SCRATCH/corpus/$target"
     log="$SCRATCH/$target.log"
-    NAL_FUZZ_TARGET=$target "$FUZZER" -max_total_time="$SECONDS_EACH" -print_final_stats=1 -timeout=10 \
+    # -detect_leaks=0: corelibs-foundation's NSRegularExpression leaks ~500 bytes for some patterns (in
+    # _CFRegularExpressionCreate, found by the tail target); LeakSanitizer would call that a crash of ours.
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} NAL_FUZZ_TARGET=$target "$FUZZER" -max_total_time="$SECONDS_EACH" \
+        -print_final_stats=1 -timeout=10 -detect_leaks=0 \
         -rss_limit_mb=4096 -artifact_prefix="$SCRATCH/crashes/$target-" \
         "$SCRATCH/corpus/$target" "Fuzz/Corpus/$target" > "$log" 2>&1
     status=$?

@@ -48,11 +48,17 @@ struct TailFile: Sendable {
         guard let method = lines.next(), !method.text.isEmpty else {
             throw fail(1, "expected a method pattern (such as GET) on line 1")
         }
+        if method.text.unicodeScalars.contains(where: { $0.value < 0x20 }) {
+            throw fail(1, "the method pattern holds a control character (a stray CR?)")
+        }
         guard PathPattern("^(?:\(method.text))$").expression != nil else {
             throw fail(1, "the method pattern '\(method.text)' is not a valid regular expression")
         }
         guard let url = lines.next(), !url.text.isEmpty else {
             throw fail(2, "expected a URL pattern on line 2")
+        }
+        if url.text.unicodeScalars.contains(where: { $0.value < 0x20 }) {
+            throw fail(2, "the URL pattern holds a control character (a stray CR?)")
         }
         guard PathPattern(url.text).expression != nil else {
             throw fail(2, "the URL pattern '\(url.text)' is not a valid regular expression")
