@@ -10,14 +10,6 @@ import NALCore
 enum StreamProbe {
     typealias Target = TransferProbe.Target
 
-    struct ThroughputReport: Encodable {
-        var bytes: Int64
-        var nalMegabytesPerSecond: [Double]
-        var bareMegabytesPerSecond: [Double]
-        /// NAL's median throughput over the bare task's.
-        var ratio: Double
-    }
-
     /// Reads the body at no more than `megabytesPerSecond`, pausing between chunks, and reports peak RSS growth.
     static func slowConsumer(_ url: URL, megabytesPerSecond: Int) async -> Int32 {
         let client = Client<Target>()
@@ -51,35 +43,12 @@ enum StreamProbe {
     /// `Client.stream` with a consumer that only counts, against a bare data task that only counts, interleaved.
     static func throughput(_ url: URL, rounds: Int) async -> Int32 {
         let client = Client<Target>()
-        let counter = ByteCounter()
-        let bare = URLSession(configuration: .ephemeral, delegate: counter, delegateQueue: nil)
-        var nal: [Double] = []
-        var plain: [Double] = []
-        var size: Int64 = 0
-        let clock = ContinuousClock()
-        for _ in 0..<rounds {
-            let start = clock.now
+        return await TransferProbe.interleavedThroughput(url, rounds: rounds) {
             var counted: Int64 = 0
-            do {
-                for try await chunk in try await client.stream(Target(baseURL: url, method: .get, requestType: .plain))
-                {
-                    counted += Int64(chunk.count)
-                }
-            } catch {
-                FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
-                return 1
+            for try await chunk in try await client.stream(Target(baseURL: url, method: .get, requestType: .plain)) {
+                counted += Int64(chunk.count)
             }
-            size = counted
-            nal.append(Double(counted) / (Double((clock.now - start).nanoseconds) / 1e9) / 1e6)
-
-            let bareStart = clock.now
-            let bareCount = await counter.run(bare.dataTask(with: url))
-            plain.append(Double(bareCount) / (Double((clock.now - bareStart).nanoseconds) / 1e9) / 1e6)
+            return counted
         }
-        bare.finishTasksAndInvalidate()
-        return TransferProbe.print(
-            ThroughputReport(
-                bytes: size, nalMegabytesPerSecond: nal, bareMegabytesPerSecond: plain,
-                ratio: TransferProbe.median(nal) / TransferProbe.median(plain)))
     }
 }

@@ -125,8 +125,23 @@ enum TransferProbe {
 
     private static func throughput(_ url: URL, destination: URL, rounds: Int) async -> Int32 {
         let client = Client<Target>()
+        return await interleavedThroughput(url, rounds: rounds) {
+            _ = try await client.request(
+                Target(baseURL: url, method: .get, requestType: .download(.file(destination))))
+            defer { try? FileManager.default.removeItem(at: destination) }
+            return (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? NSNumber)??
+                .int64Value ?? 0
+        }
+    }
+
+    /// Rounds of `nal` (which moves the body of `url` and returns its size), each followed by a bare URLSession data
+    /// task of `url` whose delegate only counts bytes; reports both MB/s and NAL's median ratio.
+    static func interleavedThroughput(
+        _ url: URL, rounds: Int, nal round: () async throws -> Int64
+    ) async -> Int32 {
         let counter = ByteCounter()
         let bare = URLSession(configuration: .ephemeral, delegate: counter, delegateQueue: nil)
+        defer { bare.finishTasksAndInvalidate() }
         var nal: [Double] = []
         var plain: [Double] = []
         var size: Int64 = 0
@@ -134,23 +149,17 @@ enum TransferProbe {
         for _ in 0..<rounds {
             let start = clock.now
             do {
-                _ = try await client.request(
-                    Target(baseURL: url, method: .get, requestType: .download(.file(destination))))
+                size = try await round()
             } catch {
                 FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
                 return 1
             }
-            size =
-                (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? NSNumber)??
-                .int64Value ?? 0
             nal.append(Double(size) / (Double((clock.now - start).nanoseconds) / 1e9) / 1e6)
-            try? FileManager.default.removeItem(at: destination)
 
             let bareStart = clock.now
             let counted = await counter.run(bare.dataTask(with: url))
             plain.append(Double(counted) / (Double((clock.now - bareStart).nanoseconds) / 1e9) / 1e6)
         }
-        bare.finishTasksAndInvalidate()
         return print(
             ThroughputReport(
                 bytes: size, nalMegabytesPerSecond: nal, bareMegabytesPerSecond: plain,
