@@ -55,12 +55,15 @@ extension ResponseStream {
 
 /// The lines of a `ResponseStream`.
 public struct LineSequence: AsyncSequence, Sendable {
+    /// What the sequence yields.
     public typealias Element = String
+    /// What the sequence throws: `NALError`.
     public typealias Failure = NALError
 
     let stream: ResponseStream
     let maximumLineLength: Int
 
+    /// An iterator over the body; iterate a body once.
     public func makeAsyncIterator() -> Iterator {
         Iterator(chunks: stream.makeAsyncIterator(), splitter: LineSplitter(maximumLineLength: maximumLineLength))
     }
@@ -75,6 +78,7 @@ public struct LineSequence: AsyncSequence, Sendable {
         /// A line past the bound, thrown once the lines that came before it have been delivered.
         var failure: NALError?
 
+        /// The next element, or `nil` at the end, on the caller's actor.
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws(NALError) -> String?
         {
             while nextReady == ready.count {
@@ -109,6 +113,7 @@ public struct LineSequence: AsyncSequence, Sendable {
             return ready[nextReady]
         }
 
+        /// The next element, or `nil` at the end.
         public mutating func next() async throws(NALError) -> String? {
             try await next(isolation: nil)
         }
@@ -117,11 +122,14 @@ public struct LineSequence: AsyncSequence, Sendable {
 
 /// The server-sent events of a `ResponseStream`.
 public struct ServerSentEventSequence: AsyncSequence, Sendable {
+    /// What the sequence yields.
     public typealias Element = ServerSentEvent
+    /// What the sequence throws: `NALError`.
     public typealias Failure = NALError
 
     let stream: ResponseStream
 
+    /// An iterator over the body; iterate a body once.
     public func makeAsyncIterator() -> Iterator {
         Iterator(stream: stream, chunks: stream.makeAsyncIterator())
     }
@@ -138,6 +146,7 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
         var failure: NALError?
         var ended = false
 
+        /// The next element, or `nil` at the end, on the caller's actor.
         public mutating func next(
             isolation actor: isolated (any Actor)? = #isolation
         ) async throws(NALError) -> ServerSentEvent? {
@@ -167,6 +176,7 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
             return ready[nextReady]
         }
 
+        /// The next element, or `nil` at the end.
         public mutating func next() async throws(NALError) -> ServerSentEvent? {
             try await next(isolation: nil)
         }
@@ -175,7 +185,9 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
 
 /// The values of a JSON-lines body.
 public struct JSONLineSequence<Value: Decodable>: AsyncSequence, Sendable {
+    /// What the sequence yields.
     public typealias Element = Value
+    /// What the sequence throws: `NALError`.
     public typealias Failure = NALError
 
     let lines: LineSequence
@@ -186,6 +198,7 @@ public struct JSONLineSequence<Value: Decodable>: AsyncSequence, Sendable {
         self.decoder = decoder
     }
 
+    /// An iterator over the body; iterate a body once.
     public func makeAsyncIterator() -> Iterator {
         Iterator(lines: lines.makeAsyncIterator(), decoder: decoder, response: lines.stream.response)
     }
@@ -196,6 +209,7 @@ public struct JSONLineSequence<Value: Decodable>: AsyncSequence, Sendable {
         let decoder: JSONDecoder
         let response: Response
 
+        /// The next element, or `nil` at the end, on the caller's actor.
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws(NALError) -> Value?
         {
             while let line = try await lines.next(isolation: actor) {
@@ -213,6 +227,7 @@ public struct JSONLineSequence<Value: Decodable>: AsyncSequence, Sendable {
             return nil
         }
 
+        /// The next element, or `nil` at the end.
         public mutating func next() async throws(NALError) -> Value? {
             try await next(isolation: nil)
         }

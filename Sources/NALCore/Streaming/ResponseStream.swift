@@ -16,7 +16,9 @@ public import Foundation
 /// cancels the request and closes its connection. Iterating throws `NALError`: `.timedOut` when nothing arrives for
 /// the idle timeout (time spent in your loop does not count), `.transport` when the connection breaks, `.cancelled`.
 public struct ResponseStream: AsyncSequence, Sendable {
+    /// What the sequence yields.
     public typealias Element = Data
+    /// What the sequence throws: `NALError`.
     public typealias Failure = NALError
 
     /// The status and headers; its `data` is empty (the body is this sequence).
@@ -30,6 +32,7 @@ public struct ResponseStream: AsyncSequence, Sendable {
         self.body = body
     }
 
+    /// An iterator over the body; iterate a body once.
     public func makeAsyncIterator() -> Iterator {
         Iterator(body: body)
     }
@@ -42,10 +45,12 @@ public struct ResponseStream: AsyncSequence, Sendable {
             reader = Reader(body: body)
         }
 
+        /// The next element, or `nil` at the end.
         public mutating func next() async throws(NALError) -> Data? {
             try await reader.next()
         }
 
+        /// The next element, or `nil` at the end, on the caller's actor.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(NALError) -> Data? {
             try await reader.next()
         }

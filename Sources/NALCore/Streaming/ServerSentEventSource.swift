@@ -3,7 +3,9 @@ import Foundation
 /// The events of an endpoint's event stream across reconnections: what `Client.serverSentEvents(_:reconnect:)`
 /// returns. Each iteration connects afresh; leaving the loop or cancelling its task closes the connection.
 public struct ServerSentEventSource<Service: RemoteService>: AsyncSequence, Sendable {
+    /// What the sequence yields.
     public typealias Element = ServerSentEvent
+    /// What the sequence throws: `NALError`.
     public typealias Failure = NALError
 
     let client: Client<Service>
@@ -11,6 +13,7 @@ public struct ServerSentEventSource<Service: RemoteService>: AsyncSequence, Send
     let policy: ReconnectionPolicy
     let options: RequestOptions
 
+    /// An iterator over the body; iterate a body once.
     public func makeAsyncIterator() -> Iterator {
         Iterator(source: self)
     }
@@ -34,6 +37,7 @@ public struct ServerSentEventSource<Service: RemoteService>: AsyncSequence, Send
             self.source = source
         }
 
+        /// The next element, or `nil` at the end, on the caller's actor.
         public mutating func next(
             isolation actor: isolated (any Actor)? = #isolation
         ) async throws(NALError) -> ServerSentEvent? {
@@ -78,6 +82,7 @@ public struct ServerSentEventSource<Service: RemoteService>: AsyncSequence, Send
             }
         }
 
+        /// The next element, or `nil` at the end.
         public mutating func next() async throws(NALError) -> ServerSentEvent? {
             try await next(isolation: nil)
         }

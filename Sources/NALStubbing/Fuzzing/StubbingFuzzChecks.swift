@@ -25,7 +25,8 @@ package enum StubbingFuzzChecks {
         }
         try FuzzFailure.check(
             again.methodPattern == parsed.methodPattern && again.urlPattern == parsed.urlPattern,
-            "the patterns changed: \(parsed.methodPattern) \(parsed.urlPattern) became \(again.methodPattern) \(again.urlPattern)")
+            "the patterns changed: \(parsed.methodPattern) \(parsed.urlPattern) became "
+                + "\(again.methodPattern) \(again.urlPattern)")
         try FuzzFailure.check(again.response.status == parsed.response.status, "the status changed")
         // A body written in base64 needs a Content-Type to carry `;base64`: one it lacked is octet-stream.
         var expected = parsed.response.headers
