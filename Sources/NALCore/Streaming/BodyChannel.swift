@@ -42,7 +42,6 @@ package final class BodyChannel: Sendable {
         var onCancel: (@Sendable () -> Void)?
         var observers: [@Sendable (Ending) -> Void] = []
         var ending: Ending?
-        var lastActivity: ContinuousClock.Instant
     }
 
     private let state: Locked<State>
@@ -60,7 +59,7 @@ package final class BodyChannel: Sendable {
         self.spillsToDisk = spillsToDisk
         self.maximumSpilled = max(0, maximumSpilled)
         started = .now
-        state = Locked(State(lastActivity: .now))
+        state = Locked(State())
     }
 
     // MARK: Producer
@@ -82,14 +81,12 @@ package final class BodyChannel: Sendable {
             if let consumer = state.consumer {
                 state.consumer = nil
                 state.received += Int64(data.count)
-                state.lastActivity = .now
                 return .handed(consumer)
             }
             // Once bytes wait on disk, later ones follow them there until the consumer has caught up, so that
             // memory is used only at the front of the line.
             if spillsToDisk, state.buffered >= highWater || state.spilled > 0 { return .spill(state.spill) }
             state.received += Int64(data.count)
-            state.lastActivity = .now
             state.chunks.append(.memory(data))
             state.buffered += data.count
             return .kept
@@ -126,7 +123,6 @@ package final class BodyChannel: Sendable {
             guard state.spilled + Int64(data.count) <= maximumSpilled else { return .tooLarge }
             state.spill = file
             state.received += Int64(data.count)
-            state.lastActivity = .now
             if let consumer = state.consumer {
                 state.consumer = nil
                 return .handed(consumer)
@@ -229,10 +225,6 @@ package final class BodyChannel: Sendable {
         if let ending { observer(ending) }
     }
 
-    /// When a byte last moved in or out of the body: an idle timeout counts from here, so that time spent waiting
-    /// for a slow consumer is not idleness of the server.
-    var lastActivity: ContinuousClock.Instant { state.withLock { $0.lastActivity } }
-
     // MARK: Consumer
 
     /// The next chunk, or `nil` at the end; throws the body's failure, or `.cancelled` when the calling task is
@@ -334,7 +326,6 @@ package final class BodyChannel: Sendable {
         if state.head < state.chunks.count {
             let piece = state.chunks[state.head]
             state.head += 1
-            state.lastActivity = .now
             if state.head == state.chunks.count {
                 state.chunks.removeAll(keepingCapacity: true)
                 state.head = 0

@@ -118,9 +118,5 @@ public final class StreamedBody: Sendable {
 
         /// Says how to stop the transfer when the consumer stops; runs at once if it already has.
         public func onCancel(_ cancel: @escaping @Sendable () -> Void) { channel.onCancel(cancel) }
-
-        /// When a byte last moved in or out: an idle timeout counts from here, so that time spent waiting for a
-        /// slow consumer is not the server's idleness.
-        package var lastActivity: ContinuousClock.Instant { channel.lastActivity }
     }
 }
