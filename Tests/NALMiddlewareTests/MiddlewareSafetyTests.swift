@@ -20,17 +20,19 @@ struct MiddlewareSafetyTests {
 
     @Test("Retry-After dates with absurd years, in every format, are refused in a child process that must not trap")
     func hugeYears() async {
-        await #expect(processExitsWith: .success) {
-            for text in [
-                "Sun, 06 Nov 99999999999999 08:49:37 GMT", "Sunday, 06-Nov-99999999999999 08:49:37 GMT",
-                "Sun Nov  6 08:49:37 99999999999999", "Sun, 06 Nov 9223372036854775807 08:49:37 GMT",
-                "Sun, 06 Nov 10000 08:49:37 GMT", "Sun, 99999999999999 Nov 1994 99999999999:49:37 GMT",
-            ] {
-                if RetryAfter.httpDate(text) != nil { exit(1) }
-                guard let response = try? MiddlewareSafetyTests.response(retryAfter: text) else { exit(2) }
-                if RetryAfter.delay(in: response) != nil { exit(3) }
+        await inChildProcess {
+            await #expect(processExitsWith: .success) {
+                for text in [
+                    "Sun, 06 Nov 99999999999999 08:49:37 GMT", "Sunday, 06-Nov-99999999999999 08:49:37 GMT",
+                    "Sun Nov  6 08:49:37 99999999999999", "Sun, 06 Nov 9223372036854775807 08:49:37 GMT",
+                    "Sun, 06 Nov 10000 08:49:37 GMT", "Sun, 99999999999999 Nov 1994 99999999999:49:37 GMT",
+                ] {
+                    if RetryAfter.httpDate(text) != nil { exit(1) }
+                    guard let response = try? MiddlewareSafetyTests.response(retryAfter: text) else { exit(2) }
+                    if RetryAfter.delay(in: response) != nil { exit(3) }
+                }
+                exit(0)
             }
-            exit(0)
         }
     }
 
@@ -63,26 +65,32 @@ struct MiddlewareSafetyTests {
 
     @Test("misuse never traps: a backoff cap of 10^12 s, a negative body limit, a zero base delay")
     func misuse() async {
-        await #expect(processExitsWith: .success) {
-            let huge = RetryMiddleware(
-                baseDelay: .seconds(1_000_000_000_000), maximumDelay: .seconds(1_000_000_000_000))
-            for attempt in [2, 3, 30, 64, Int.max] where huge.backoff(before: attempt) > .seconds(86_400) { exit(1) }
-            let negative = RetryMiddleware(baseDelay: .seconds(-5), maximumDelay: .seconds(-1))
-            if negative.backoff(before: 3) != .zero { exit(2) }
-            exit(0)
-        }
-        await #expect(processExitsWith: .success) {
-            let logging = LoggingMiddleware(options: [.bodies], maximumBodyBytes: -1, level: .error)
-            let transport = MemoryTransport(body: Data("{\"a\":1}".utf8))
-            do {
-                try await LogCapture.capture("dev.nal=debug") { _ in
-                    _ = try await Client<TestEndpoint>(middleware: [logging], transport: transport).request(
-                        TestEndpoint())
+        await inChildProcess {
+            await #expect(processExitsWith: .success) {
+                let huge = RetryMiddleware(
+                    baseDelay: .seconds(1_000_000_000_000), maximumDelay: .seconds(1_000_000_000_000))
+                for attempt in [2, 3, 30, 64, Int.max] where huge.backoff(before: attempt) > .seconds(86_400) {
+                    exit(1)
                 }
-            } catch {
-                exit(1)
+                let negative = RetryMiddleware(baseDelay: .seconds(-5), maximumDelay: .seconds(-1))
+                if negative.backoff(before: 3) != .zero { exit(2) }
+                exit(0)
             }
-            exit(0)
+        }
+        await inChildProcess {
+            await #expect(processExitsWith: .success) {
+                let logging = LoggingMiddleware(options: [.bodies], maximumBodyBytes: -1, level: .error)
+                let transport = MemoryTransport(body: Data("{\"a\":1}".utf8))
+                do {
+                    try await LogCapture.capture("dev.nal=debug") { _ in
+                        _ = try await Client<TestEndpoint>(middleware: [logging], transport: transport).request(
+                            TestEndpoint())
+                    }
+                } catch {
+                    exit(1)
+                }
+                exit(0)
+            }
         }
     }
 }

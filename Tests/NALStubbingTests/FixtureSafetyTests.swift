@@ -30,19 +30,25 @@ struct FixtureSafetyTests {
 
     @Test("a cassette with huge times and statuses loads (saturated) or fails with a message; replay never traps")
     func hugeNumbers() async {
-        await #expect(processExitsWith: .success) {
-            guard let directory = try? FixtureSafetyTests.scratch() else { exit(1) }
-            let cassette = directory.appendingPathComponent("huge.har")
-            for (time, status) in [("1e20", "200"), ("-1e300", "200"), ("12", "1e20"), ("12", "-5"), ("1e308", "2e9")] {
-                guard (try? Data(FixtureSafetyTests.har(time: time, status: status).utf8).write(to: cassette)) != nil
-                else { exit(2) }
-                let recorder = RecordingTransport(cassette: cassette, mode: .replayOnly, wrapping: OfflineTransport())
-                let client = Client<TestEndpoint>(transport: recorder)
-                let base = URL(string: "https://api.example.com") ?? URL(fileURLWithPath: "/")
-                _ = try? await client.request(TestEndpoint(baseURL: base, path: "x", validation: .none))
-                _ = try? StubServer().loadHAR(from: cassette)
+        await inChildProcess {
+            await #expect(processExitsWith: .success) {
+                guard let directory = try? FixtureSafetyTests.scratch() else { exit(1) }
+                let cassette = directory.appendingPathComponent("huge.har")
+                for (time, status) in [
+                    ("1e20", "200"), ("-1e300", "200"), ("12", "1e20"), ("12", "-5"), ("1e308", "2e9"),
+                ] {
+                    guard
+                        (try? Data(FixtureSafetyTests.har(time: time, status: status).utf8).write(to: cassette)) != nil
+                    else { exit(2) }
+                    let recorder = RecordingTransport(
+                        cassette: cassette, mode: .replayOnly, wrapping: OfflineTransport())
+                    let client = Client<TestEndpoint>(transport: recorder)
+                    let base = URL(string: "https://api.example.com") ?? URL(fileURLWithPath: "/")
+                    _ = try? await client.request(TestEndpoint(baseURL: base, path: "x", validation: .none))
+                    _ = try? StubServer().loadHAR(from: cassette)
+                }
+                exit(0)
             }
-            exit(0)
         }
         let server = StubServer()
         let file = try? Self.scratch().appendingPathComponent("status.har")

@@ -15,77 +15,39 @@ struct StubServerSafetyTests {
 
     @Test("2,000 calls cancelled or timed out during delays, throttled bodies and sleeping handlers: no crash")
     func cancelStorm() async throws {
-        await #expect(processExitsWith: .success) {
-            let server = StubServer()
-            server.stub(.path("/delayed"), response: StubResponse.string("late").delayed(by: .seconds(5)))
-            server.stub(
-                .path("/throttled"),
-                response: StubResponse(body: Data(count: 400_000)).throttled(bytesPerSecond: 200_000))
-            server.stub(.path("/handler")) { _ in
-                try? await Task.sleep(for: .seconds(5))
-                return .string("slow")
-            }
-            let client = Client<TestEndpoint>(
-                transport: URLSessionTransport(configuration: server.sessionConfiguration))
-            let plain = URLSession(configuration: server.sessionConfiguration)
-            let base = URL(string: StubServerSafetyTests.base) ?? URL(fileURLWithPath: "/")
-            await withTaskGroup(of: Void.self) { group in
-                for index in 0..<2_000 {
-                    let path = ["/delayed", "/throttled", "/handler"][index % 3]
-                    let wait = Duration.milliseconds(Int64(index % 40))
-                    group.addTask {
-                        switch index % 4 {
-                        case 0:
-                            let call = Task { try? await client.request(TestEndpoint(baseURL: base, path: path)) }
-                            try? await Task.sleep(for: wait)
-                            call.cancel()
-                            _ = await call.value
-                        case 1:
-                            _ = try? await client.request(TestEndpoint(baseURL: base, path: path, timeout: 0.02))
-                        case 2:
-                            _ = try? await client.request(TestEndpoint(baseURL: base, path: path, totalTimeout: 0.03))
-                        default:
-                            let task = plain.dataTask(with: base.appendingPathComponent(path))
-                            task.resume()
-                            try? await Task.sleep(for: wait)
-                            task.cancel()
-                        }
-                    }
+        await inChildProcess {
+            await #expect(processExitsWith: .success) {
+                let server = StubServer()
+                server.stub(.path("/delayed"), response: StubResponse.string("late").delayed(by: .seconds(5)))
+                server.stub(
+                    .path("/throttled"),
+                    response: StubResponse(body: Data(count: 400_000)).throttled(bytesPerSecond: 200_000))
+                server.stub(.path("/handler")) { _ in
+                    try? await Task.sleep(for: .seconds(5))
+                    return .string("slow")
                 }
-            }
-            // Late timers and handlers that outlive their calls must find their calls gone, not the process.
-            try? await Task.sleep(for: .milliseconds(500))
-            withExtendedLifetime(server) {}
-            exit(0)
-        }
-    }
-
-    @Test("8,000 calls cancelled at random within 3 ms of fast answers, NAL's and plain URLSession's: no crash")
-    func cancelRacesCompletion() async throws {
-        // Without the fix, FoundationNetworking traps ("a task that is not in the registry") in most runs of a few
-        // thousand calls; four rounds make missing it unlikely.
-        await #expect(processExitsWith: .success) {
-            let server = StubServer()
-            server.stub(.path("/fast"), response: .string("fast"))
-            server.stub(.path("/body"), response: StubResponse(body: Data(count: 50_000)))
-            let client = Client<TestEndpoint>(
-                transport: URLSessionTransport(configuration: server.sessionConfiguration))
-            let plain = URLSession(configuration: server.sessionConfiguration)
-            let base = URL(string: StubServerSafetyTests.base) ?? URL(fileURLWithPath: "/")
-            // Under ThreadSanitizer, which checks the same code for races, one round.
-            for round in 0..<(Timing.underThreadSanitizer ? 1 : 4) {
+                let client = Client<TestEndpoint>(
+                    transport: URLSessionTransport(configuration: server.sessionConfiguration))
+                let plain = URLSession(configuration: server.sessionConfiguration)
+                let base = URL(string: StubServerSafetyTests.base) ?? URL(fileURLWithPath: "/")
                 await withTaskGroup(of: Void.self) { group in
                     for index in 0..<2_000 {
-                        let path = index % 3 == 0 ? "/body" : "/fast"
-                        let wait = Duration.microseconds(Int64.random(in: 0...3_000))
+                        let path = ["/delayed", "/throttled", "/handler"][index % 3]
+                        let wait = Duration.milliseconds(Int64(index % 40))
                         group.addTask {
-                            if index % 8 != 7 || round == 0 {
+                            switch index % 4 {
+                            case 0:
                                 let call = Task { try? await client.request(TestEndpoint(baseURL: base, path: path)) }
                                 try? await Task.sleep(for: wait)
                                 call.cancel()
                                 _ = await call.value
-                            } else {
-                                let task = plain.dataTask(with: base.appendingPathComponent(path)) { _, _, _ in }
+                            case 1:
+                                _ = try? await client.request(TestEndpoint(baseURL: base, path: path, timeout: 0.02))
+                            case 2:
+                                _ = try? await client.request(
+                                    TestEndpoint(baseURL: base, path: path, totalTimeout: 0.03))
+                            default:
+                                let task = plain.dataTask(with: base.appendingPathComponent(path))
                                 task.resume()
                                 try? await Task.sleep(for: wait)
                                 task.cancel()
@@ -93,10 +55,55 @@ struct StubServerSafetyTests {
                         }
                     }
                 }
+                // Late timers and handlers that outlive their calls must find their calls gone, not the process.
+                try? await Task.sleep(for: .milliseconds(500))
+                withExtendedLifetime(server) {}
+                exit(0)
             }
-            try? await Task.sleep(for: .milliseconds(200))
-            withExtendedLifetime(server) {}
-            exit(0)
+        }
+    }
+
+    @Test("8,000 calls cancelled at random within 3 ms of fast answers, NAL's and plain URLSession's: no crash")
+    func cancelRacesCompletion() async throws {
+        // Without the fix, FoundationNetworking traps ("a task that is not in the registry") in most runs of a few
+        // thousand calls; four rounds make missing it unlikely.
+        await inChildProcess {
+            await #expect(processExitsWith: .success) {
+                let server = StubServer()
+                server.stub(.path("/fast"), response: .string("fast"))
+                server.stub(.path("/body"), response: StubResponse(body: Data(count: 50_000)))
+                let client = Client<TestEndpoint>(
+                    transport: URLSessionTransport(configuration: server.sessionConfiguration))
+                let plain = URLSession(configuration: server.sessionConfiguration)
+                let base = URL(string: StubServerSafetyTests.base) ?? URL(fileURLWithPath: "/")
+                // Under ThreadSanitizer, which checks the same code for races, one round.
+                for round in 0..<(Timing.underThreadSanitizer ? 1 : 4) {
+                    await withTaskGroup(of: Void.self) { group in
+                        for index in 0..<2_000 {
+                            let path = index % 3 == 0 ? "/body" : "/fast"
+                            let wait = Duration.microseconds(Int64.random(in: 0...3_000))
+                            group.addTask {
+                                if index % 8 != 7 || round == 0 {
+                                    let call = Task {
+                                        try? await client.request(TestEndpoint(baseURL: base, path: path))
+                                    }
+                                    try? await Task.sleep(for: wait)
+                                    call.cancel()
+                                    _ = await call.value
+                                } else {
+                                    let task = plain.dataTask(with: base.appendingPathComponent(path)) { _, _, _ in }
+                                    task.resume()
+                                    try? await Task.sleep(for: wait)
+                                    task.cancel()
+                                }
+                            }
+                        }
+                    }
+                }
+                try? await Task.sleep(for: .milliseconds(200))
+                withExtendedLifetime(server) {}
+                exit(0)
+            }
         }
     }
 
@@ -336,21 +343,23 @@ struct StubServerSafetyTests {
         "a released server that was install()ed stops claiming requests: URLSession.shared reaches the network",
         .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
     func installedServerReleased() async {
-        await #expect(processExitsWith: .success) {
-            guard let url = FaultServer.url else { exit(0) }
-            do {
-                let server = StubServer()
-                server.install()
-                server.stub(.any, response: .string("stubbed"))
-                let (data, _) = try await URLSession.shared.data(from: url.appendingPathComponent("fast"))
-                guard String(decoding: data, as: UTF8.self) == "stubbed" else { exit(1) }
-            } catch {
-                exit(2)
+        await inChildProcess {
+            await #expect(processExitsWith: .success) {
+                guard let url = FaultServer.url else { exit(0) }
+                do {
+                    let server = StubServer()
+                    server.install()
+                    server.stub(.any, response: .string("stubbed"))
+                    let (data, _) = try await URLSession.shared.data(from: url.appendingPathComponent("fast"))
+                    guard String(decoding: data, as: UTF8.self) == "stubbed" else { exit(1) }
+                } catch {
+                    exit(2)
+                }
+                guard let (data, _) = try? await URLSession.shared.data(from: url.appendingPathComponent("fast")) else {
+                    exit(3)
+                }
+                exit(String(decoding: data, as: UTF8.self) == "fast" ? 0 : 4)
             }
-            guard let (data, _) = try? await URLSession.shared.data(from: url.appendingPathComponent("fast")) else {
-                exit(3)
-            }
-            exit(String(decoding: data, as: UTF8.self) == "fast" ? 0 : 4)
         }
     }
 }
