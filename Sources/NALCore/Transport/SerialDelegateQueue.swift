@@ -26,8 +26,9 @@ final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
     // @unchecked: the state is an immutable serial dispatch queue and an atomic counter, both thread-safe.
     private let queue = DispatchQueue(label: "dev.nal.transport.delegate")
     private let waiting = Atomic<Int>(0)
-    /// Cancellations queued and not yet done: while there are any, the producer is never held back.
-    private let pendingCancels = Atomic<Int>(0)
+    /// Calls that wait for the work queue, queued and not yet done: while there are any, the producer is never held
+    /// back, since holding it back would hold them.
+    private let pendingWorkQueueCalls = Atomic<Int>(0)
     /// Callbacks waiting on every queue, for producers that wait in a task.
     private static let waitingEverywhere = Atomic<Int>(0)
 
@@ -68,16 +69,20 @@ final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
     /// comes later is queued behind the report. `cancel()` waits for the session's work queue, so the producer is
     /// not held back while cancellations are pending: that wait would hold this queue, which holds the producer.
     func cancel(_ task: URLSessionTask) {
-        cancelling { task.cancel() }
+        waitingForWorkQueue { task.cancel() }
     }
 
-    /// Runs `work`, which cancels a task (`cancel()`, or declining an authentication challenge, which makes
-    /// Foundation cancel it), on this queue as `cancel(_:)` does.
-    func cancelling(_ work: @escaping @Sendable () -> Void) {
-        pendingCancels.add(1, ordering: .relaxed)
+    /// Runs `work`, which waits for the session's work queue (creating, resuming or cancelling a task, or declining
+    /// an authentication challenge, which makes Foundation cancel it), on this queue as `cancel(_:)` does.
+    ///
+    /// Those calls `sync` on the work queue that every session in the process shares (Linux fact 26), which may be
+    /// busy for a long time (inflating a large body, or holding back a slow consumer): made from a Swift task, they
+    /// would block a thread of the cooperative pool, and on two cores two of them stop every task in the process.
+    func waitingForWorkQueue(_ work: @escaping @Sendable () -> Void) {
+        pendingWorkQueueCalls.add(1, ordering: .relaxed)
         queue.async {
             work()
-            self.pendingCancels.subtract(1, ordering: .relaxed)
+            self.pendingWorkQueueCalls.subtract(1, ordering: .relaxed)
         }
     }
 
@@ -95,7 +100,7 @@ final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
     private func holdBack() {
         let clock = ContinuousClock()
         let giveUp = clock.now + Self.maximumWait
-        while waiting.load(ordering: .relaxed) > holdBackAt.low, pendingCancels.load(ordering: .relaxed) == 0,
+        while waiting.load(ordering: .relaxed) > holdBackAt.low, pendingWorkQueueCalls.load(ordering: .relaxed) == 0,
             clock.now < giveUp
         {
             usleep(500)

@@ -76,35 +76,41 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         upload: UploadBody? = nil, routing: (any BodyRouting)? = nil, progress: ProgressReporter? = nil,
         stream: StreamedBody.Writer? = nil
     ) async throws(NALError) -> (HTTPURLResponse, Data) {
-        let task: URLSessionDataTask
+        var request = request
+        var uploadData: Data?
         var uploadFailure: Locked<NALError?>?
         switch upload {
-        case nil: task = session.dataTask(with: request)
-        case .data(let data)?: task = session.uploadTask(with: request, from: data)
+        case nil: break
+        case .data(let data)?: uploadData = data
         case .segments(let segments, _)?:
             let stream = try UploadBodyStream(segments)
             uploadFailure = stream.failures
-            task = session.dataTask(with: stream.attached(to: request))
+            request = stream.attached(to: request)
         }
-        let identifier = task.taskIdentifier
-        let state = { [uploadFailure] (continuation: UnsafeContinuation<Outcome, Never>) in
-            State(
-                limit: limit, idleTimeout: idleTimeout, url: request.url, continuation: continuation,
-                lastActivity: .now, task: task, routing: routing, progress: progress, uploadFailure: uploadFailure,
-                stream: stream)
-        }
-        stream?.onCancel { [weak self] in self?.end(task, identifier, with: .failure(.cancelled)) }
+        let starting = StartingTask()
+        stream?.onCancel { [weak self] in self?.cancel(starting) }
         let outcome = await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
-                start(task, state(continuation))
+                // Creating and resuming a task wait for the shared work queue: never on the cooperative pool.
+                delegateQueue.waitingForWorkQueue { [self, request, uploadData, uploadFailure] in
+                    let task =
+                        uploadData.map { session.uploadTask(with: request, from: $0) }
+                        ?? session.dataTask(with: request)
+                    let state = State(
+                        limit: limit, idleTimeout: idleTimeout, url: request.url, continuation: continuation,
+                        lastActivity: .now, task: task, routing: routing, progress: progress,
+                        uploadFailure: uploadFailure, stream: stream)
+                    start(task, state, starting)
+                }
             }
         } onCancel: {
-            end(task, identifier, with: .failure(.cancelled))
+            cancel(starting)
         }
         return try outcome.get()
     }
 
-    private func start(_ task: URLSessionDataTask, _ state: State) {
+    /// Registers the call's state and resumes its task, on the delegate queue; a call cancelled first ends here.
+    private func start(_ task: URLSessionDataTask, _ state: State, _ starting: StartingTask) {
         let identifier = task.taskIdentifier
         let startsTimer = states.withLock { states -> Bool in
             states[identifier] = state
@@ -114,12 +120,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             }
         }
         if startsTimer { idleTimer.start(every: Self.tick) }
-        // A Task cancelled before this point has already run its cancellation handler; don't start the request.
-        if Task.isCancelled {
+        guard starting.started(task) else {
             end(task, identifier, with: .failure(.cancelled))
             return
         }
         task.resume()
+    }
+
+    /// Ends a call that is cancelled: at once when its task exists, else when it would have started.
+    private func cancel(_ starting: StartingTask) {
+        guard let task = starting.cancel() else { return }
+        end(task, task.taskIdentifier, with: .failure(.cancelled))
     }
 
     /// Ends the call for `identifier` with `outcome` unless it has ended, and cancels the task if it may still run.
@@ -346,7 +357,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         // Declining makes Foundation call `task.cancel()`: not from this callback, which must never wait for the
         // session's work queue, and not from another thread either, where it could race the task's completion
         // (Linux fact 25), but queued behind this callback, as `SerialDelegateQueue.cancel(_:)` does.
-        delegateQueue.cancelling { completionHandler(.rejectProtectionSpace, nil) }
+        delegateQueue.waitingForWorkQueue { completionHandler(.rejectProtectionSpace, nil) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
