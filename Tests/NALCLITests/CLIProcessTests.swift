@@ -99,6 +99,8 @@ struct CLIProcessTests {
     static let fixtures = repository.appendingPathComponent("Tests/NALStubbingTests/Fixtures")
     static let httpbin = ProcessInfo.processInfo.environment["NAL_HTTPBIN_URL"]
     static let faultServer = ProcessInfo.processInfo.environment["NAL_FAULT_URL"]
+    static let faultServerSkipReason: Comment =
+        "NAL_FAULT_URL is not set: run scripts/test.sh to start the fault server"
 
     static func golden(_ name: String) throws -> String {
         try String(
@@ -308,7 +310,10 @@ struct CLIProcessTests {
 
 /// `nal-cli request` against the local httpbin and the fault server, as a user runs it.
 @Suite(
-    "nal-cli request as a process", .enabled(if: CLIProcessTests.httpbin != nil && CLIProcessTests.faultServer != nil))
+    "nal-cli request as a process",
+    .enabled(
+        if: CLIProcessTests.httpbin != nil && CLIProcessTests.faultServer != nil,
+        "NAL_HTTPBIN_URL or NAL_FAULT_URL is not set: run scripts/test.sh to start httpbin and the fault server"))
 struct CLIRequestTests {
     static var httpbin: String { CLIProcessTests.httpbin ?? "" }
     static var fault: String { CLIProcessTests.faultServer ?? "" }

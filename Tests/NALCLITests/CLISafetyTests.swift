@@ -46,7 +46,7 @@ struct CLISafetyTests {
 
     @Test(
         "--data @- and @/dev/stdin send standard input, read whole first as curl does, with its length; no copy is left",
-        .enabled(if: CLIProcessTests.faultServer != nil))
+        .enabled(if: CLIProcessTests.faultServer != nil, CLIProcessTests.faultServerSkipReason))
     func standardInput() async throws {
         let fault = try #require(CLIProcessTests.faultServer)
         let temporary = try Self.privateTemporaryDirectory()
@@ -66,7 +66,7 @@ struct CLISafetyTests {
 
     @Test(
         "Ctrl-C ends a download with status 130 and no partial file; while reading standard input, with no copy left",
-        .enabled(if: CLIProcessTests.faultServer != nil))
+        .enabled(if: CLIProcessTests.faultServer != nil, CLIProcessTests.faultServerSkipReason))
     func interrupted() async throws {
         let fault = try #require(CLIProcessTests.faultServer)
         let directory = try Self.privateTemporaryDirectory()
@@ -89,7 +89,7 @@ struct CLISafetyTests {
 
     @Test(
         "-o - and -o /dev/stdout write the body to standard output as it is",
-        .enabled(if: CLIProcessTests.faultServer != nil))
+        .enabled(if: CLIProcessTests.faultServer != nil, CLIProcessTests.faultServerSkipReason))
     func outputToStandardOutput() async throws {
         let fault = try #require(CLIProcessTests.faultServer)
         for output in ["-", "/dev/stdout"] {
@@ -101,7 +101,7 @@ struct CLISafetyTests {
 
     @Test(
         "a 250-byte -o name downloads: the partial file's name is shortened, not the destination's",
-        .enabled(if: CLIProcessTests.faultServer != nil))
+        .enabled(if: CLIProcessTests.faultServer != nil, CLIProcessTests.faultServerSkipReason))
     func longOutputName() async throws {
         let fault = try #require(CLIProcessTests.faultServer)
         let directory = try Self.privateTemporaryDirectory()

@@ -80,6 +80,20 @@ struct FixtureSafetyTests {
         await #expect(throws: URLError.self) { _ = try await PlainClient(server).fetch(failedURL) }
     }
 
+    @Test("a HAR entry without a response (a request that never got one) replays as a network error, not status 0")
+    func entryWithoutResponse() async throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("unanswered.har")
+        try Data(
+            #"{"log": {"version": "1.2", "entries": [{"request": {"method": "GET", "url": "https://api.example.com/lost"}}]}}"#
+                .utf8
+        ).write(to: file)
+        let server = StubServer()
+        try server.loadHAR(from: file)
+        await #expect(throws: URLError.self) { _ = try await PlainClient(server).fetch("https://api.example.com/lost") }
+    }
+
     static func urlOfFirstFailedEntry(in text: String) -> String? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
             let entries = (object["log"] as? [String: Any])?["entries"] as? [[String: Any]]

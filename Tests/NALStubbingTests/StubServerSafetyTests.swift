@@ -107,36 +107,60 @@ struct StubServerSafetyTests {
         }
     }
 
+    /// In a child process: a regression (a handler that never returns, waited for) fails this test instead of
+    /// hanging the run.
     @Test("plain URLSession clients get their timeouts: the configuration's, and the request's own")
     func plainClientTimeouts() async throws {
-        let server = StubServer()
-        server.stub(.path("/slow"), response: StubResponse.string("late").delayed(by: .seconds(30)))
-        server.stub(.path("/never")) { _ in
-            await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
-            return .string("never")
-        }
-        let configuration = server.sessionConfiguration
-        configuration.timeoutIntervalForRequest = 1
-        let session = URLSession(configuration: configuration)
-        let clock = ContinuousClock()
-        for path in ["/slow", "/never"] {
-            let start = clock.now
-            do {
-                _ = try await session.data(from: try #require(URL(string: Self.base + path)))
-                Issue.record("\(path) answered")
-            } catch let error as URLError {
-                #expect(error.code == .timedOut, "\(path): \(error)")
+        await inChildProcess {
+            await #expect(processExitsWith: .success) {
+                DispatchQueue.global().asyncAfter(deadline: .now() + 60) { exit(9) }
+                let server = StubServer()
+                server.stub(.path("/slow"), response: StubResponse.string("late").delayed(by: .seconds(30)))
+                server.stub(.path("/never")) { _ in
+                    await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
+                    return .string("never")
+                }
+                let configuration = server.sessionConfiguration
+                configuration.timeoutIntervalForRequest = 1
+                let session = URLSession(configuration: configuration)
+                let clock = ContinuousClock()
+                for path in ["/slow", "/never"] {
+                    guard let url = URL(string: StubServerSafetyTests.base + path) else { exit(8) }
+                    let start = clock.now
+                    do {
+                        _ = try await session.data(from: url)
+                        print("\(path) answered")
+                        exit(1)
+                    } catch {
+                        if (error as? URLError)?.code != .timedOut {
+                            print("\(path): \(error)")
+                            exit(2)
+                        }
+                    }
+                    if clock.now - start >= Timing.bound(.seconds(1)) {
+                        print("\(path) took \(clock.now - start)")
+                        exit(3)
+                    }
+                }
+                // A request's own timeout wins over the configuration's 30 s.
+                let patient = server.makeSessionConfiguration()
+                patient.timeoutIntervalForRequest = 30
+                guard let url = URL(string: StubServerSafetyTests.base + "/slow") else { exit(8) }
+                var request = URLRequest(url: url, timeoutInterval: 0.5)
+                request.httpMethod = "GET"
+                let start = clock.now
+                if (try? await URLSession(configuration: patient).data(for: request)) != nil {
+                    print("/slow answered within the request's own timeout")
+                    exit(4)
+                }
+                if clock.now - start >= Timing.bound(.milliseconds(500)) {
+                    print("the request's own timeout took \(clock.now - start)")
+                    exit(5)
+                }
+                withExtendedLifetime(server) {}
+                exit(0)
             }
-            #expect(clock.now - start < Timing.bound(.seconds(1)), "\(path)")
         }
-        // A request's own timeout wins over the configuration's 30 s.
-        let patient = server.makeSessionConfiguration()
-        patient.timeoutIntervalForRequest = 30
-        var request = URLRequest(url: try #require(URL(string: Self.base + "/slow")), timeoutInterval: 0.5)
-        request.httpMethod = "GET"
-        let start = clock.now
-        await #expect(throws: URLError.self) { _ = try await URLSession(configuration: patient).data(for: request) }
-        #expect(clock.now - start < Timing.bound(.milliseconds(500)))
     }
 
     @Test("a plain client's resource timeout ends a body still flowing; its request timeout does not, once it flows")
@@ -184,6 +208,28 @@ struct StubServerSafetyTests {
         #expect(journal.dropLast().last?.body == Data("small 248".utf8))
         server.clearJournal()
         #expect(server.requests.isEmpty)
+    }
+
+    @Test("StubTransport's journal keeps the last requests up to its capacity, large bodies as a digest, and clears")
+    func boundedTransportJournal() async throws {
+        let transport = StubTransport<TestEndpoint>(
+            .custom { _ in .string("ok") }, journalCapacity: 100, journaledBodyLimit: 1_000)
+        let client = Client<TestEndpoint>(transport: transport)
+        for index in 0..<250 {
+            let body = index == 249 ? Data(count: 5_000) : Data("small \(index)".utf8)
+            _ = try await client.request(
+                TestEndpoint(
+                    baseURL: try #require(URL(string: Self.base)), path: "p\(index)", method: .post,
+                    requestType: .data(body)))
+        }
+        let journal = transport.journal
+        #expect(journal.count <= 100 && journal.count >= 90)
+        #expect(transport.requests.count == journal.count)
+        #expect(journal.last?.url.lastPathComponent == "p249")
+        #expect(journal.last?.body.isEmpty == true && journal.last?.bodyLength == 5_000)
+        #expect(journal.dropLast().last?.body == Data("small 248".utf8))
+        transport.clearRequests()
+        #expect(transport.requests.isEmpty && transport.journal.isEmpty)
     }
 
     @Test("query matcher values of sensitive names are redacted in the unmatched report, its log and verification")

@@ -197,19 +197,21 @@ struct DeduplicationTests {
 struct DeduplicationMethodTests {
     @Test("20 concurrent identical POSTs are 20 calls by default; GETs are shared; POST can be opted in")
     func unsafeMethodsAreNotShared() async throws {
+        // `nil`: the client's default, which shares only safe methods.
         for (method, methods, expected) in [
-            (HTTPMethod.post, Client<TestEndpoint>.safeMethods, 20), (.get, Client<TestEndpoint>.safeMethods, 1),
-            (.post, [.post], 1),
-        ] as [(HTTPMethod, Set<HTTPMethod>, Int)] {
+            (HTTPMethod.post, nil, 20), (.get, nil, 1), (.head, nil, 1), (.put, nil, 20), (.post, [.post], 1),
+        ] as [(HTTPMethod, Set<HTTPMethod>?, Int)] {
             let transport = EchoTransport(delay: .milliseconds(300))
-            let client = Client<TestEndpoint>(
-                transport: transport, deduplicatesRequests: true, deduplicatedMethods: methods)
+            let client =
+                methods.map {
+                    Client<TestEndpoint>(transport: transport, deduplicatesRequests: true, deduplicatedMethods: $0)
+                } ?? Client<TestEndpoint>(transport: transport, deduplicatesRequests: true)
             let endpoint = TestEndpoint(path: "orders", method: method)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<20 { group.addTask { _ = try await client.request(endpoint) } }
                 try await group.waitForAll()
             }
-            #expect(transport.calls == expected, "\(method) with \(methods)")
+            #expect(transport.calls == expected, "\(method) with \(methods.map { "\($0)" } ?? "the default")")
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import NALCore
 import NALLogging
+import NALTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -76,34 +77,50 @@ struct UploadSafetyTests {
         #expect(clock.now - start < Timing.bound(.seconds(2)), "not the 30 s idle timeout")
     }
 
+    /// In a child process: a regression (an `open` that blocks on the FIFO, a read of /dev/zero without end) fails
+    /// this test instead of hanging or exhausting the run.
     @Test(
-        "a FIFO, /dev/zero or a /proc file is refused promptly as an upload or a multipart part, never read without end",
-        arguments: ["fifo", "/dev/zero", "/proc/self/status"])
-    func specialFiles(kind: String) async throws {
-        let directory = try TransferFiles.scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var file = URL(fileURLWithPath: kind)
-        if kind == "fifo" {
-            file = directory.appendingPathComponent("pipe")
-            #expect(mkfifo(file.path, 0o600) == 0)
-        }
-        var form = MultipartFormData()
-        form.append(fileAt: file, name: "part")
-        for requestType in [RequestType.uploadFile(file), .uploadMultipart(form)] {
-            let clock = ContinuousClock()
-            let start = clock.now
-            do {
-                _ = try await client.request(
-                    FaultServer.endpoint("sink", method: .post, requestType: requestType, totalTimeout: 5))
-                Issue.record("\(kind) was uploaded")
-            } catch {
-                guard case .file(let failure) = error else {
-                    Issue.record("expected a file failure, got \(error)")
-                    continue
+        "a FIFO, /dev/zero or a /proc file is refused promptly as an upload or a multipart part, never read without end"
+    )
+    func specialFiles() async throws {
+        await inChildProcess {
+            await #expect(processExitsWith: .success) {
+                // A hang fails the child instead of the run.
+                DispatchQueue.global().asyncAfter(deadline: .now() + 60) { exit(4) }
+                let client = Client<TestEndpoint>()
+                guard let directory = try? TransferFiles.scratchDirectory() else { exit(5) }
+                defer { try? FileManager.default.removeItem(at: directory) }
+                for kind in ["fifo", "/dev/zero", "/proc/self/status"] {
+                    var file = URL(fileURLWithPath: kind)
+                    if kind == "fifo" {
+                        file = directory.appendingPathComponent("pipe")
+                        if mkfifo(file.path, 0o600) != 0 { exit(6) }
+                    }
+                    var form = MultipartFormData()
+                    form.append(fileAt: file, name: "part")
+                    for requestType in [RequestType.uploadFile(file), .uploadMultipart(form)] {
+                        let clock = ContinuousClock()
+                        let start = clock.now
+                        do {
+                            _ = try await client.request(
+                                FaultServer.endpoint("sink", method: .post, requestType: requestType, totalTimeout: 5))
+                            print("\(kind) was uploaded")
+                            exit(1)
+                        } catch {
+                            guard case .file(let failure)? = error as? NALError, failure.problem == .notRegularFile
+                            else {
+                                print("\(kind): expected a notRegularFile failure, got \(error)")
+                                exit(2)
+                            }
+                        }
+                        if clock.now - start >= Timing.bound(.milliseconds(100)) {
+                            print("\(kind) took \(clock.now - start)")
+                            exit(3)
+                        }
+                    }
                 }
-                #expect(failure.problem == .notRegularFile, "\(kind)")
+                exit(0)
             }
-            #expect(clock.now - start < Timing.bound(.milliseconds(100)))
         }
     }
 
