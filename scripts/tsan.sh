@@ -22,8 +22,9 @@ swift build --build-tests --sanitize=thread --scratch-path .build-tsan > .build-
 echo "== tests under ThreadSanitizer"
 filter=(--skip NALCLITests)
 [[ -n "$FILTER" ]] && filter=(--filter "$FILTER")
-# halt_on_error: the first race fails the run, in the test that found it.
-TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
+# halt_on_error: the first race fails the run, in the test that found it. The suppressions are the toolchain's
+# known false positives, each explained in the file.
+TSAN_OPTIONS="halt_on_error=1 print_suppressions=1 suppressions=$PWD/scripts/tsan-suppressions.txt" swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
     "${filter[@]}" 2>&1 | tee .build-tsan/test.log
 status=${PIPESTATUS[0]}
 if grep -q "WARNING: ThreadSanitizer" .build-tsan/test.log; then
