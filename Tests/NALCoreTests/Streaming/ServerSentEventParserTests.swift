@@ -94,6 +94,9 @@ struct ServerSentEventParserTests {
         Case("only one BOM is dropped", "\u{FEFF}\u{FEFF}data: x\n\ndata: y\n\n", [ServerSentEvent(data: "y")]),
         Case("a BOM later is data", "data: \u{FEFF}x\n\n", [ServerSentEvent(data: "\u{FEFF}x")]),
         Case(
+            "a BOM at the start of a later line is part of its field name", "data: x\n\u{FEFF}data: y\n\n",
+            [ServerSentEvent(data: "x")]),
+        Case(
             "invalid UTF-8 is replaced", bytes: Array("data: a".utf8) + [0xFF, 0xC3] + Array("b\n\n".utf8),
             [
                 ServerSentEvent(data: "a\u{FFFD}\u{FFFD}b")
