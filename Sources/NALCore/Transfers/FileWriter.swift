@@ -45,8 +45,10 @@ package final class FileWriter: Sendable {
         let flags: Int32
         switch mode {
         case .createNew: flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
-        case .appendToOwnFile: flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC
-        case .device: flags = O_WRONLY | O_NOCTTY | O_CLOEXEC
+        // O_NONBLOCK: opening a FIFO for writing would wait for a reader, forever; it fails at once instead (ENXIO),
+        // or opens, and the check below refuses it. It is cleared again once the file is accepted.
+        case .appendToOwnFile: flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK
+        case .device: flags = O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK
         }
         let descriptor = open(url.path, flags, 0o600)
         guard descriptor >= 0 else { throw FileAccess.failure(role, url, errno: errno, writing: true) }
@@ -67,6 +69,8 @@ package final class FileWriter: Sendable {
             closeDescriptor(descriptor)
             throw .file(FileFailure(role: role, problem: .notRegularFile, url: url))
         }
+        let status = fcntl(descriptor, F_GETFL)
+        if status >= 0, status & O_NONBLOCK != 0 { _ = fcntl(descriptor, F_SETFL, status & ~O_NONBLOCK) }
         self.url = url
         self.role = role
         identity = (UInt64(info.st_dev), UInt64(info.st_ino))

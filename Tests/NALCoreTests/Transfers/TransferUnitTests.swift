@@ -282,6 +282,39 @@ struct DownloadMoveTests {
         #expect(mode?.intValue == 0o600, "readable by its owner only until published")
     }
 
+    @Test("a kept partial file is reopened for appending only if it is a regular file of ours with one name")
+    func appendOnlyToOwnFile() throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let partial = directory.appendingPathComponent("partial")
+        try Data("kept".utf8).write(to: partial)
+        let writer = try FileWriter(url: partial, role: .temporaryFile, mode: .appendToOwnFile)
+        try writer.close()
+        // A second name (a hard link someone made to a file they want overwritten) disqualifies it.
+        try FileManager.default.linkItem(at: partial, to: directory.appendingPathComponent("second-name"))
+        #expect(throws: NALError.self) {
+            _ = try FileWriter(url: partial, role: .temporaryFile, mode: .appendToOwnFile)
+        }
+    }
+
+    /// In a child process: a regression opens the FIFO for writing and waits for a reader forever.
+    @Test("a FIFO planted at a kept partial file's or a device destination's path is refused at once, never waited on")
+    func fifoNeverWaitedOn() async {
+        await inChildProcess {
+            await #expect(processExitsWith: .success) {
+                DispatchQueue.global().asyncAfter(deadline: .now() + 20) { exit(3) }
+                guard let directory = try? TransferFiles.scratchDirectory() else { exit(4) }
+                defer { try? FileManager.default.removeItem(at: directory) }
+                let fifo = directory.appendingPathComponent("fifo")
+                guard mkfifo(fifo.path, 0o600) == 0 else { exit(5) }
+                for mode in [FileWriter.OpenMode.appendToOwnFile, .device] {
+                    if (try? FileWriter(url: fifo, role: .temporaryFile, mode: mode)) != nil { exit(1) }
+                }
+                exit(0)
+            }
+        }
+    }
+
     @Test("a 303 turns every method but HEAD into GET; HEAD stays HEAD")
     func seeOtherKeepsHead() throws {
         let url = try #require(URL(string: "https://h.example.com/a"))
