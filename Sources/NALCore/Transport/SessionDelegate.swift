@@ -57,10 +57,20 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     init(delegateQueue: SerialDelegateQueue) {
         self.delegateQueue = delegateQueue
-        let check = Locked<(@Sendable () -> Void)?>(nil)
-        idleTimer = RepeatingTimer(label: "dev.nal.transport.idle-timer") { check.withLock { $0 }?() }
+        // A weak reference, not a stored closure: a closure kept as `Locked`'s generic value is re-abstracted and
+        // written back by every `withLock`, so each tick wrapped it in one more thunk. After 30 minutes of calls the
+        // chain was hundreds of thousands deep, each tick walked it, and releasing it overflowed the stack.
+        let target = Locked(WeakTarget())
+        idleTimer = RepeatingTimer(label: "dev.nal.transport.idle-timer") {
+            target.withLock { $0.delegate }?.checkIdleTimes()
+        }
         super.init()
-        check.withLock { $0 = { [weak self] in self?.checkIdleTimes() } }
+        target.withLock { $0.delegate = self }
+    }
+
+    /// The delegate the idle timer checks, without keeping it alive.
+    private struct WeakTarget: Sendable {
+        weak var delegate: SessionDelegate?
     }
 
     /// Sends `request` once, without following redirects, and returns the response and the body kept in memory.
