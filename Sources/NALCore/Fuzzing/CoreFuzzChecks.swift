@@ -116,7 +116,7 @@ package enum CoreFuzzChecks {
     package static func links(_ data: Data) throws(FuzzFailure) {
         let text = String(decoding: data, as: UTF8.self)
         let links = WebLink.links(in: text)
-        try FuzzFailure.check(links.count <= text.filter { $0 == "<" }.count, "more links than '<'")
+        try FuzzFailure.check(links.count <= text.unicodeScalars.filter { $0 == "<" }.count, "more links than '<'")
         for link in links {
             try FuzzFailure.check(!link.target.contains(">"), "a target holds '>'")
         }

@@ -22,9 +22,11 @@ public struct WebLink: Sendable, Equatable {
     public static func links(in header: String) -> [WebLink] {
         var links: [WebLink] = []
         var scanner = Substring(header)
-        while let open = scanner.firstIndex(of: "<") {
+        // Delimiters are found by scalar: a combining or prepended mark fuses `<` or `>` into a grapheme cluster that
+        // is not equal to it, which let a target run past its `>`.
+        while let open = scanner.firstIndex(where: { $0.unicodeScalars.contains("<") }) {
             scanner = scanner[scanner.index(after: open)...]
-            guard let close = scanner.firstIndex(of: ">") else { break }
+            guard let close = scanner.firstIndex(where: { $0.unicodeScalars.contains(">") }) else { break }
             let target = String(scanner[..<close]).trimmingCharacters(in: .whitespaces)
             scanner = scanner[scanner.index(after: close)...]
             var parameters: [String: String] = [:]
