@@ -88,8 +88,9 @@ struct FaultServerTests {
                 }
             }
         }
-        // Ten rounds of calls that each waited for the 3 s answer would take 30 s.
-        #expect(clock.now - start < Timing.bound(.seconds(1)))
+        // Each call checks its own outcome above; this bound only catches calls that all waited for the 3 s answer
+        // (ten rounds: 30 s), with room for the scheduling of 160 calls beside a busy suite (3.7 s seen in CI).
+        #expect(clock.now - start < Timing.bound(.seconds(10)))
     }
 
     @Test("307 and 308 keep the method and the body, same origin", arguments: [307, 308])
