@@ -374,7 +374,7 @@ package final class DownloadJob: BodyRouting {
         } catch {
             throw Self.asDestinationError(error, destination)
         }
-        try Self.move(writer.url, to: destination, replacing: spec.options.contains(.replaceExistingFile))
+        try DownloadFiles.move(writer.url, to: destination, replacing: spec.options.contains(.replaceExistingFile))
         if let recordDirectory { ResumeRecord.remove(for: recordKey, in: recordDirectory) }
         return destination
     }
@@ -435,101 +435,17 @@ package final class DownloadJob: BodyRouting {
         let destination = state.destination ?? spec.url(for: response)
         state.destination = destination
         let writer: FileWriter
-        if try Self.check(destination, options: spec.options) == .device {
+        if try DownloadFiles.check(destination, options: spec.options) == .device {
             state.intoDevice = true
             writer = try FileWriter(url: destination, role: .downloadDestination, mode: .device)
         } else {
             writer = try destinationError(state) { () throws(NALError) -> FileWriter in
-                try FileWriter(url: Self.partialURL(for: destination), role: .temporaryFile, mode: .createNew)
+                try FileWriter(url: DownloadFiles.partialURL(for: destination), role: .temporaryFile, mode: .createNew)
             }
             _ = writer.tryLock()
         }
         state.writer = writer
         return writer
-    }
-
-    /// `.name.nal-partial-<random>` beside the destination: a name nobody can know in advance, with the
-    /// destination's name shortened when needed so that it fits in the 255 bytes a file name may have.
-    static func partialURL(for destination: URL) -> URL {
-        let random = (0..<2).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 16) }.joined()
-        let suffix = ".nal-partial-\(random)"
-        var name = destination.lastPathComponent
-        while 1 + name.utf8.count + suffix.utf8.count > 255 { name.unicodeScalars.removeLast() }
-        return destination.deletingLastPathComponent().appendingPathComponent(".\(name)\(suffix)")
-    }
-
-    private enum DestinationKind { case file, device }
-
-    /// What the destination is: a regular file (or nothing yet) is replaced by rename, a character device is written
-    /// as it is; a directory, a FIFO or a socket is refused, as is a file that may not be replaced. Creates parent
-    /// directories when asked.
-    private static func check(
-        _ destination: URL, options: DownloadDestination.Options
-    ) throws(NALError) -> DestinationKind {
-        var info = stat()
-        // A symbolic link is followed only when root or this user owns it (`/dev/stdout`, a link of one's own);
-        // anyone else's link is a file to replace, never a way to write elsewhere.
-        var found = lstat(destination.path, &info) == 0
-        if found, info.st_mode & S_IFMT == S_IFLNK, info.st_uid == 0 || info.st_uid == geteuid() {
-            found = stat(destination.path, &info) == 0
-        }
-        if found {
-            switch info.st_mode & S_IFMT {
-            case S_IFLNK: break
-            case S_IFCHR: return .device
-            case S_IFDIR: throw .file(FileFailure(role: .downloadDestination, problem: .isDirectory, url: destination))
-            case S_IFREG: break
-            default: throw .file(FileFailure(role: .downloadDestination, problem: .notRegularFile, url: destination))
-            }
-            if !options.contains(.replaceExistingFile) {
-                throw .file(FileFailure(role: .downloadDestination, problem: .alreadyExists, url: destination))
-            }
-        }
-        let directory = destination.deletingLastPathComponent()
-        guard !FileManager.default.fileExists(atPath: directory.path) else { return .file }
-        guard options.contains(.createIntermediateDirectories) else {
-            throw .file(FileFailure(role: .downloadDestination, problem: .missing, url: destination))
-        }
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw .file(
-                FileFailure(role: .downloadDestination, problem: .notWritable, url: destination, underlying: error))
-        }
-        return .file
-    }
-
-    /// Moves the finished file into place. `rename` replaces atomically (a link at the destination is replaced,
-    /// never followed). Without replacing, `link` refuses an existing file atomically; on a file system without
-    /// hard links, an empty file created exclusively reserves the name and the rename replaces it.
-    static func move(
-        _ partial: URL, to destination: URL, replacing: Bool,
-        link makeLink: (String, String) -> Int32 = { link($0, $1) }
-    ) throws(NALError) {
-        if !replacing {
-            let linked = makeLink(partial.path, destination.path)
-            let code = errno
-            if linked == 0 {
-                unlink(partial.path)
-                return
-            }
-            guard [EPERM, ENOTSUP, EOPNOTSUPP, ENOSYS, EMLINK, EXDEV].contains(code) else {
-                unlink(partial.path)
-                throw FileAccess.failure(.downloadDestination, destination, errno: code, writing: true)
-            }
-            let placeholder = open(destination.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard placeholder >= 0 else {
-                let code = errno
-                unlink(partial.path)
-                throw FileAccess.failure(.downloadDestination, destination, errno: code, writing: true)
-            }
-            close(placeholder)
-        }
-        guard rename(partial.path, destination.path) == 0 else {
-            let code = errno
-            unlink(partial.path)
-            throw FileAccess.failure(.downloadDestination, destination, errno: code, writing: true)
-        }
     }
 
     private func destinationError<Value>(

@@ -252,13 +252,13 @@ struct DownloadMoveTests {
             errno = EPERM
             return -1
         }
-        try DownloadJob.move(partial, to: destination, replacing: false, link: refusing)
+        try DownloadFiles.move(partial, to: destination, replacing: false, link: refusing)
         #expect(try Data(contentsOf: destination) == Data("body".utf8))
         #expect(!FileManager.default.fileExists(atPath: partial.path))
 
         try Data("second".utf8).write(to: partial)
         #expect(throws: NALError.self) {
-            try DownloadJob.move(partial, to: destination, replacing: false, link: refusing)
+            try DownloadFiles.move(partial, to: destination, replacing: false, link: refusing)
         }
         #expect(try Data(contentsOf: destination) == Data("body".utf8), "the file already there is kept")
     }
