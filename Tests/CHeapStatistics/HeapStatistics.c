@@ -1,0 +1,13 @@
+// The heap's size in use, for tests that show a long-running loop keeps no memory. Swift's Glibc module does not
+// export <malloc.h>, hence this file.
+#include "HeapStatistics.h"
+
+#include <stdlib.h>  // defines __GLIBC__ on glibc
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#include <malloc.h>
+
+long long nal_heap_bytes_in_use(void) { return (long long)mallinfo2().uordblks; }
+#else
+long long nal_heap_bytes_in_use(void) { return -1; }
+#endif
