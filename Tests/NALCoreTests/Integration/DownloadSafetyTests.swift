@@ -49,8 +49,9 @@ struct DownloadSafetyTests {
     }
 
     /// Records `partial` as it is now in its resume record, as NAL does when a download stops: for tests that
-    /// change a kept file on purpose and want it resumed all the same.
-    static func acceptChanges(to partial: URL) throws {
+    /// change a kept file on purpose and want it resumed all the same. `forgettingTotal` makes it a record of a
+    /// file whose whole size no response announced.
+    static func acceptChanges(to partial: URL, forgettingTotal: Bool = false) throws {
         let directory = partial.deletingLastPathComponent()
         for name in try FileManager.default.contentsOfDirectory(atPath: directory.path)
         where name.hasPrefix(".nal-resume-") {
@@ -59,6 +60,7 @@ struct DownloadSafetyTests {
             var info = stat()
             #expect(stat(partial.path, &info) == 0)
             record["changed"] = [Int64(info.st_ctim.tv_sec), Int64(info.st_ctim.tv_nsec)]
+            if forgettingTotal { record.removeValue(forKey: "total") }
             try JSONSerialization.data(withJSONObject: record).write(to: file)
         }
     }
@@ -114,8 +116,10 @@ struct DownloadSafetyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["done.bin"])
     }
 
-    @Test("a 416 that does not match the kept file throws the file away and downloads it whole")
-    func mismatchedPartial() async throws {
+    @Test(
+        "a 416 that does not match the kept file throws it away and downloads it whole, its size known or not",
+        arguments: [true, false])
+    func mismatchedPartial(totalKnown: Bool) async throws {
         let directory = try TransferFiles.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let size = 3_000_000
@@ -127,7 +131,7 @@ struct DownloadSafetyTests {
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(count: size))
         try handle.close()
-        try Self.acceptChanges(to: partial)
+        try Self.acceptChanges(to: partial, forgettingTotal: !totalKnown)
 
         _ = try await client.request(
             source(size, Self.held(key), to: .file(destination, options: Self.resumable)))
