@@ -15,6 +15,9 @@ cd "$(dirname "$0")/.."
 
 is_ci() { [[ "${CI:-}" == "true" || "${CI:-}" == "1" ]]; }
 
+# The modules above NALCore use only the package types listed for them (a static check, before anything builds).
+scripts/check-seams.sh
+
 # The local httpbin and the fault server: start_httpbin, start_fault_server, stop_servers.
 source scripts/lib/servers.sh
 trap stop_servers EXIT

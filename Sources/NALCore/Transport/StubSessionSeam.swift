@@ -12,6 +12,11 @@ import NALSupport
 ///   anything else sees the request, and `Response.request` never holds them.
 /// - Backpressure: a stub server produces body chunks in a Swift task, which must never block a thread, so it waits
 ///   with `awaitDelegateCapacity()` while the transports' delegate queues are full.
+///
+/// Beyond this seam, NALStubbing uses a short list of NALCore's transfer machinery, because `StubTransport` is a
+/// second `Transport` whose stubbed downloads, uploads and progress must behave as real ones: `DownloadJob`,
+/// `ProgressReporter`, `MultipartEncoder` and `FileAccess`, and `DisplayText` for URLs in messages.
+/// `scripts/check-seams.sh` (run by `scripts/test.sh`) fails when any module uses a package type not listed for it.
 package enum StubSessionSeam {
     /// The header that marks a request from `URLSessionTransport` in a stub session.
     package static let markerHeader = "X-NAL-Transport"
