@@ -49,8 +49,8 @@ let package = Package(
         .executableTarget(
             name: "nal-fuzz", dependencies: ["NALFuzzTargets", "CFuzzerDriver"], path: "Fuzz/nal-fuzz",
             swiftSettings: strictSettings),
-        // The heap's size in use, for tests that show a loop keeps no memory (C: Swift's Glibc lacks <malloc.h>).
-        .target(name: "CHeapStatistics", path: "Tests/CHeapStatistics"),
+        // What tests observe of the process in C: the heap in use (Swift's Glibc lacks <malloc.h>), files fsync flushed.
+        .target(name: "CTestProbes", path: "Tests/CTestProbes"),
         // Helpers shared by the test targets, which all run in one process.
         .target(
             name: "NALTestSupport", dependencies: ["NALCore", "NALLogging"], path: "Tests/NALTestSupport",
@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(
             name: "NALLoggingTests", dependencies: ["NALLogging", "NALTestSupport"], swiftSettings: strictSettings),
         .testTarget(
-            name: "NALCoreTests", dependencies: ["NALCore", "NALLogging", "NALTestSupport", "CHeapStatistics"],
+            name: "NALCoreTests", dependencies: ["NALCore", "NALLogging", "NALTestSupport", "CTestProbes"],
             swiftSettings: strictSettings),
         // Both executables run as processes in these tests, so a filtered build must rebuild both.
         .testTarget(

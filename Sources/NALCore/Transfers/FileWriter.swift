@@ -16,7 +16,7 @@ package final class FileWriter: Sendable {
     /// How the file is opened.
     package enum OpenMode: Sendable {
         /// A new file, which must not exist yet (not even as a symbolic link), readable by its owner only until
-        /// `close(publishing:)`: a partial or temporary file nobody else can have prepared.
+        /// `publish()`: a partial or temporary file nobody else can have prepared.
         case createNew
         /// A regular file this process's user owns, with one link, reopened to append (a resumed download's partial
         /// file); a symbolic link, someone else's file or a hard-linked one is refused.
@@ -163,9 +163,8 @@ package final class FileWriter: Sendable {
         }
     }
 
-    /// Writes what is buffered and closes the file. With `publishing`, the file is first flushed to disk and made
-    /// readable by others (mode 0644), ready to be renamed into place.
-    package func close(publishing: Bool = false) throws(NALError) {
+    /// Writes what is buffered and closes the file.
+    package func close() throws(NALError) {
         try state.withLock { state throws(NALError) in
             guard state.descriptor >= 0 else { return }
             defer {
@@ -173,11 +172,6 @@ package final class FileWriter: Sendable {
                 state.descriptor = -1
             }
             try flush(&state)
-            if publishing {
-                guard fchmod(state.descriptor, 0o644) == 0, fsync(state.descriptor) == 0 else {
-                    throw FileAccess.failure(role, url, errno: errno, writing: true)
-                }
-            }
         }
     }
 

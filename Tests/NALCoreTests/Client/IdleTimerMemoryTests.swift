@@ -1,4 +1,4 @@
-import CHeapStatistics
+import CTestProbes
 import Foundation
 import NALCore
 import NALTestSupport

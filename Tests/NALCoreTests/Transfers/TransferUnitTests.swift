@@ -1,3 +1,4 @@
+import CTestProbes
 import Foundation
 import NALLogging
 import Testing
@@ -241,6 +242,32 @@ struct UploadCurlTests {
 
 @Suite("Moving a finished download into place")
 struct DownloadMoveTests {
+    @Test(
+        "a finished download is flushed to disk (fsync) before it is renamed into place, replacing or not",
+        .enabled(if: nal_fsync_recorded(0, 0) >= 0, "fsync is recorded only on Linux, without a sanitizer"),
+        arguments: [true, false])
+    func syncedBeforeTheMove(replacing: Bool) async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("synced.bin")
+        let options: DownloadDestination.Options = replacing ? [.replaceExistingFile] : []
+        let url = try #require(URL(string: "https://files.example.com/synced.bin"))
+        let job = await DownloadJob.make(.file(destination, options: options), for: URLRequest(url: url))
+        let response = try DownloadPieceTests.response(["Content-Length": "5"], url: url.absoluteString)
+        _ = try job.route(for: response)
+        try job.write(Data("hello".utf8))
+        guard case .downloaded(let file, _) = try job.conclude(response) else {
+            Issue.record("the download did not finish")
+            return
+        }
+        var info = stat()
+        try #require(stat(file.path, &info) == 0)
+        // The file renamed into place is the inode that was synced: its bytes were on disk before its name was.
+        #expect(
+            nal_fsync_recorded(UInt64(info.st_dev), UInt64(info.st_ino)) == 1,
+            "the file was renamed into place without fsync")
+    }
+
     @Test("without hard links, the no-replace move reserves the name exclusively and renames; an existing file stays")
     func noHardLinks() throws {
         let directory = try TransferFiles.scratchDirectory()

@@ -1,6 +1,6 @@
 // The heap's size in use, for tests that show a long-running loop keeps no memory. Swift's Glibc module does not
 // export <malloc.h>, hence this file.
-#include "HeapStatistics.h"
+#include "TestProbes.h"
 
 #include <stdlib.h>  // defines __GLIBC__ on glibc
 

@@ -1,0 +1,11 @@
+#ifndef NAL_TEST_PROBES_H
+#define NAL_TEST_PROBES_H
+
+/// Bytes the allocator has handed out and not had back (glibc's `mallinfo2().uordblks`); -1 where unknown.
+long long nal_heap_bytes_in_use(void);
+
+/// Whether `fsync` was called, in this process, on the file with this device and inode number: among the last 4,096
+/// files synced. -1 where `fsync` is not recorded (not Linux, or under a sanitizer).
+int nal_fsync_recorded(unsigned long long device, unsigned long long inode);
+
+#endif
