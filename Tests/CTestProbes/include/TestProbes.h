@@ -4,8 +4,9 @@
 /// Bytes the allocator has handed out and not had back (glibc's `mallinfo2().uordblks`); -1 where unknown.
 long long nal_heap_bytes_in_use(void);
 
-/// Whether `fsync` was called, in this process, on the file with this device and inode number: among the last 4,096
-/// files synced. -1 where `fsync` is not recorded (not Linux, or under a sanitizer).
-int nal_fsync_recorded(unsigned long long device, unsigned long long inode);
+/// Whether `fsync` was called, in this process, on the file with this device and inode number (among the last 4,096
+/// files synced): 1, with the path the file had when it was synced in `path`; 0 when it was not; -1 where `fsync` is
+/// not recorded (not Linux, or under a sanitizer).
+int nal_fsync_recorded(unsigned long long device, unsigned long long inode, char *path, int capacity);
 
 #endif

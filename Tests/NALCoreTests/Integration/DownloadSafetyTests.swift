@@ -53,14 +53,19 @@ struct DownloadSafetyTests {
     /// file whose whole size no response announced.
     static func acceptChanges(to partial: URL, forgettingTotal: Bool = false) throws {
         let directory = partial.deletingLastPathComponent()
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        where name.hasPrefix(".nal-resume-") {
+        let records = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasPrefix(".nal-resume-")
+        }
+        try #require(records.count == 1, "one resume record beside the kept file, found \(records)")
+        for name in records {
             let file = directory.appendingPathComponent(name)
             var record = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
             var info = stat()
             #expect(stat(partial.path, &info) == 0)
             record["changed"] = [Int64(info.st_ctim.tv_sec), Int64(info.st_ctim.tv_nsec)]
-            if forgettingTotal { record.removeValue(forKey: "total") }
+            if forgettingTotal {
+                #expect(record.removeValue(forKey: "total") != nil, "the record has a total to forget")
+            }
             try JSONSerialization.data(withJSONObject: record).write(to: file)
         }
     }
@@ -131,12 +136,16 @@ struct DownloadSafetyTests {
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(count: size))
         try handle.close()
+        let offered = try Data(contentsOf: partial).count
         try Self.acceptChanges(to: partial, forgettingTotal: !totalKnown)
 
         _ = try await client.request(
             source(size, Self.held(key), to: .file(destination, options: Self.resumable)))
         #expect(try Data(contentsOf: destination) == whole)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["grown.bin"])
+        // The kept file was offered (a range past the end, which the server answers with 416), then fetched whole.
+        let ranges = try await FaultServer.journal(probe: key).map { $0.header("Range") }
+        #expect(ranges.suffix(2) == ["bytes=\(offered)-", nil])
     }
 
     @Test("a 206 with the wrong Content-Range is not resumed again and again: the call fails after one try")

@@ -30,7 +30,7 @@ struct ProgressCancellationTests {
     func handlerCancelsItsCall() async {
         // In a child process: a deadlock blocks the delegate queue, which would stop every other test's calls.
         await inChildProcess {
-            await #expect(processExitsWith: .success) {
+            let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
                 DispatchQueue.global().asyncAfter(deadline: .now() + 20) {
                     print("a progress handler that cancelled its call deadlocked it")
                     exit(3)
@@ -55,6 +55,9 @@ struct ProgressCancellationTests {
                     }
                 }
                 exit(0)
+            }
+            if let result, result.exitStatus != .exitCode(0) {
+                Issue.record("\(String(decoding: result.standardOutputContent, as: UTF8.self))")
             }
         }
     }

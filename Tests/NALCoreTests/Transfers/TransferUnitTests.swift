@@ -244,7 +244,7 @@ struct UploadCurlTests {
 struct DownloadMoveTests {
     @Test(
         "a finished download is flushed to disk (fsync) before it is renamed into place, replacing or not",
-        .enabled(if: nal_fsync_recorded(0, 0) >= 0, "fsync is recorded only on Linux, without a sanitizer"),
+        .enabled(if: nal_fsync_recorded(0, 0, nil, 0) >= 0, "fsync is recorded only on Linux, without a sanitizer"),
         arguments: [true, false])
     func syncedBeforeTheMove(replacing: Bool) async throws {
         let directory = try TransferFiles.scratchDirectory()
@@ -262,10 +262,14 @@ struct DownloadMoveTests {
         }
         var info = stat()
         try #require(stat(file.path, &info) == 0)
-        // The file renamed into place is the inode that was synced: its bytes were on disk before its name was.
-        #expect(
-            nal_fsync_recorded(UInt64(info.st_dev), UInt64(info.st_ino)) == 1,
-            "the file was renamed into place without fsync")
+        // The inode now under the final name was synced while it still had its partial name: its bytes were on disk
+        // before its name was.
+        var path = [CChar](repeating: 0, count: 512)
+        let recorded = nal_fsync_recorded(UInt64(info.st_dev), UInt64(info.st_ino), &path, Int32(path.count))
+        #expect(recorded == 1, "the file was renamed into place without fsync")
+        let syncedPath = String(decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let syncedName = URL(fileURLWithPath: syncedPath).lastPathComponent
+        #expect(syncedName.hasPrefix(".synced.bin.nal-partial-"), "synced as \(syncedName), not as the partial file")
     }
 
     @Test("without hard links, the no-replace move reserves the name exclusively and renames; an existing file stays")
