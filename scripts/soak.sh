@@ -11,6 +11,10 @@
 #
 #   scripts/soak.sh [MINUTES]          1 by default (what CI runs); the closing notes report 30
 #   NAL_SOAK_CONCURRENCY=N             workers making calls at once (8 by default)
+#   NAL_SOAK_CALL_DEADLINE_MS=N        a call not ended after N ms is lost (120000 by default; 1 shows the bound fail)
+#
+# A call that never ends is counted lost after its deadline, and the whole run is killed 10 minutes after its time
+# (exit 124), so that a hang fails instead of stalling CI.
 #
 # Needs a release build of nal-bench (`swift build -c release --product nal-bench`). Exits 1 if a bound is broken.
 set -euo pipefail
@@ -20,4 +24,9 @@ source scripts/bench-common.sh
 require_bench
 start_server fault_server.py
 echo "== soak: $MINUTES min, ${NAL_SOAK_CONCURRENCY:-8} workers, against the fault server on port $PORT"
-"$BENCH" soak "http://127.0.0.1:$PORT" --seconds $((MINUTES * 60)) --concurrency "${NAL_SOAK_CONCURRENCY:-8}"
+status=0
+timeout --kill-after=10 $((MINUTES * 60 + 600)) \
+    "$BENCH" soak "http://127.0.0.1:$PORT" --seconds $((MINUTES * 60)) --concurrency "${NAL_SOAK_CONCURRENCY:-8}" \
+    || status=$?
+[[ $status == 124 || $status == 137 ]] && echo "soak: FAIL, still running 10 minutes after its time (a hang)" >&2
+exit $status

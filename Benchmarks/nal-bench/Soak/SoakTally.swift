@@ -45,7 +45,8 @@ struct SoakSample: Sendable {
 
 /// What a soak measured, against its bounds.
 struct SoakReport {
-    /// Descriptors and threads a connection pool and dispatch may keep beyond what warm-up had.
+    /// Descriptors and threads a connection pool and dispatch may keep beyond what the idle process had before the
+    /// traffic.
     static let descriptorSlack = 8
     static let threadSlack = 8
     /// How much the last fifth's peak RSS may exceed the second fifth's.
@@ -55,10 +56,18 @@ struct SoakReport {
 
     let tally: SoakTally.Snapshot
     let samples: [SoakSample]
+    /// Before the traffic, nothing in flight.
+    let idle: SoakSample
+    /// After the traffic, every call ended.
     let final: SoakSample
     let bare: SoakReference.Rate
     let nal: SoakReference.Rate
     let gatesResidentMemory: Bool
+
+    /// Whether descriptors and threads in `sample` are back to what `idle` had, within the slack.
+    static func isBack(_ sample: SoakSample, to idle: SoakSample) -> Bool {
+        sample.descriptors <= idle.descriptors + descriptorSlack && sample.threads <= idle.threads + threadSlack
+    }
 
     /// Blocks per call that NAL leaves beyond what the bare URLSession leaves.
     var nalLeak: Double { nal.blocksPerCall - bare.blocksPerCall }
@@ -90,8 +99,7 @@ struct SoakReport {
     var passed: Bool {
         samples.count >= 5 && lost == 0 && nalLeak < Self.leakBound
             && (!gatesResidentMemory || growth < Self.growthBound)
-            && final.descriptors <= warmed.descriptors + Self.descriptorSlack
-            && final.threads <= warmed.threads + Self.threadSlack
+            && Self.isBack(final, to: idle)
     }
 
     var text: String {
@@ -111,10 +119,10 @@ struct SoakReport {
                 gatesResidentMemory
                     ? String(format: "bound %.0f %%", Self.growthBound * 100)
                     : "not gated: FoundationNetworking's own leak, above, grows it; NAL_SOAK_GATE_RSS=1 gates it"),
-            "descriptors: \(samples.first?.descriptors ?? -1) at start, \(warmed.descriptors) after warm-up, "
-                + "\(final.descriptors) at the end (bound warm-up + \(Self.descriptorSlack))",
-            "threads: \(samples.first?.threads ?? -1) at start, \(warmed.threads) after warm-up, \(final.threads) at "
-                + "the end (bound warm-up + \(Self.threadSlack))",
+            "descriptors: \(idle.descriptors) idle before the traffic, \(warmed.descriptors) at most under load "
+                + "after warm-up, \(final.descriptors) idle at the end (bound idle + \(Self.descriptorSlack))",
+            "threads: \(idle.threads) idle before the traffic, \(warmed.threads) at most under load after warm-up, "
+                + "\(final.threads) idle at the end (bound idle + \(Self.threadSlack))",
         ]
         lines.append(passed ? "soak: ok" : "soak: FAIL")
         return lines.joined(separator: "\n")

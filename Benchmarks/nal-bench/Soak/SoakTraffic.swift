@@ -54,7 +54,28 @@ struct SoakTraffic: Sendable {
             try? await Task.sleep(for: cancelAfter)
             call.cancel()
         }
-        tally.ended(await call.value)
+        // A call that never ends is lost: it stays counted as started, and the worker goes on without it.
+        if let outcome = await Self.outcome(of: call, within: Self.callDeadline) { tally.ended(outcome) }
+    }
+
+    /// How long any call may take, retries and reconnections included (each attempt times out after 10 s): 120 s,
+    /// or `NAL_SOAK_CALL_DEADLINE_MS` (a tiny one shows that the lost-call bound fails).
+    static let callDeadline: Duration = .milliseconds(
+        ProcessInfo.processInfo.environment["NAL_SOAK_CALL_DEADLINE_MS"].flatMap { Int64($0) } ?? 120_000)
+
+    /// `call`'s outcome, or `nil` when it has not ended within `deadline`.
+    private static func outcome(of call: Task<String, Never>, within deadline: Duration) async -> String? {
+        let first = Locked<CheckedContinuation<String?, Never>?>(nil)
+        return await withCheckedContinuation { continuation in
+            first.withLock { $0 = continuation }
+            let resume = { @Sendable (outcome: String?) in first.withLock { $0.take() }?.resume(returning: outcome) }
+            let waiter = Task { resume(await call.value) }
+            Task {
+                try? await Task.sleep(for: deadline)
+                resume(nil)
+                waiter.cancel()
+            }
+        }
     }
 
     /// Makes call `kind` and names how it ended: `ok`, or the `NALError` case.
