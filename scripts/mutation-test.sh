@@ -9,9 +9,11 @@
 # its replacement, the test filter that must catch it, and what the bug would do; separated by tabs. The script
 # copies the repository to a scratch folder (NAL_MUTATION_DIR, /tmp/nal-mutation by default), applies one mutation
 # there, builds incrementally, runs the filtered tests against a local httpbin and fault server, and restores the
-# file. A mutation is caught when the build fails or a test fails or hangs (NAL_MUTATION_TIMEOUT seconds, 180 by
-# default). It prints a table and exits 1 when any mutation survived, 2 when the list is wrong (a text not found
-# exactly once).
+# file. Each filter first runs once on the unmutated code: it must pass and run at least one test (not skipped). A
+# mutation is caught when a test fails, the test process dies, or it hangs (NAL_MUTATION_TIMEOUT seconds, 180 by
+# default; the whole process group is killed). It prints a table and exits 1 when any mutation survived, 2 when the
+# list is wrong: a text not found exactly once, a filter that fails or runs nothing unmutated, or a mutant that does
+# not build (a mutation must be a bug that compiles).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 REPO=$(pwd)

@@ -3,6 +3,7 @@
 
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -30,17 +31,50 @@ def mutations(path, pattern):
 
 
 def run(command, log, timeout=None):
+    """Runs `command` in a session of its own, output to `log`; on timeout kills the whole session (the test
+    binary and its exit-test children too) and returns None."""
     with open(log, "w") as output:
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            return subprocess.run(command, stdout=output, stderr=subprocess.STDOUT, timeout=timeout).returncode
+            return process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
             return None
+
+
+def tests_that_ran(log):
+    """Tests that ran (passed or failed, not skipped), from Swift Testing's output."""
+    with open(log, errors="replace") as handle:
+        return len(re.findall(r"(?m)^\S* ?Test (?:\"[^\n]*\"|\S+) (?:with \d+ test cases? )?(?:passed|failed) after", handle.read()))
+
+
+def failed(log):
+    """Whether a test failed (rather than the process dying some other way)."""
+    with open(log, errors="replace") as handle:
+        return re.search(r"(?m)^\S* ?Test .* (?:recorded an issue|failed after)", handle.read()) is not None
+
+
+def baseline(test_filter, timeout, known):
+    """Runs `test_filter` once on the unmutated code: None when it passes and runs a test, else the problem."""
+    if test_filter not in known:
+        status = run(["swift", "test", "--skip-build", "--filter", test_filter], "baseline-test.log", timeout)
+        if status is None:
+            known[test_filter] = "hangs without any mutation"
+        elif status != 0:
+            known[test_filter] = f"fails without any mutation (status {status})"
+        elif tests_that_ran("baseline-test.log") == 0:
+            known[test_filter] = "runs no test (no match, or every match skipped)"
+        else:
+            known[test_filter] = None
+    return known[test_filter]
 
 
 def main():
     listing, scratch, timeout, pattern = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     os.chdir(scratch)
     caught, survived, broken = [], [], []
+    known = {}
     for number, file, original, replacement, test_filter, why in mutations(listing, pattern):
         with open(file) as handle:
             source = handle.read()
@@ -49,19 +83,35 @@ def main():
             print(f"!! list error, line {number}: the text occurs {count} times in {file}", flush=True)
             broken.append(f"line {number}: {file}: {why}")
             continue
+        problem = baseline(test_filter, timeout, known)
+        if problem:
+            print(f"!! list error, line {number}: the filter '{test_filter}' {problem}", flush=True)
+            broken.append(f"line {number}: {file}: the filter {problem}: {why}")
+            continue
         try:
             with open(file, "w") as handle:
                 handle.write(source.replace(original, replacement))
             if run(["swift", "build", "--build-tests"], "mutant-build.log") != 0:
-                verdict = "caught (does not build)"
+                verdict = "does not build"
             else:
                 status = run(["swift", "test", "--skip-build", "--filter", test_filter], "mutant-test.log", timeout)
-                verdict = "SURVIVED" if status == 0 else ("caught (hung)" if status is None else "caught")
+                if status == 0:
+                    verdict = "SURVIVED"
+                elif status is None:
+                    verdict = "caught (hung)"
+                elif failed("mutant-test.log"):
+                    verdict = "caught"
+                else:
+                    verdict = f"caught (the test process died, status {status})"
         finally:
             with open(file, "w") as handle:
                 handle.write(source)
         print(f"{verdict}: line {number}: {file}: {why}", flush=True)
-        (survived if verdict == "SURVIVED" else caught).append(f"line {number}: {file}: {why}")
+        if verdict == "does not build":
+            # A mutation must be a bug that compiles: one that does not build tests nothing.
+            broken.append(f"line {number}: {file}: the mutant does not build: {why}")
+        else:
+            (survived if verdict == "SURVIVED" else caught).append(f"line {number}: {file}: {why}")
     run(["swift", "build", "--build-tests"], "build.log")
     print(f"\n== {len(caught)} caught, {len(survived)} survived, {len(broken)} list errors")
     for item in survived:

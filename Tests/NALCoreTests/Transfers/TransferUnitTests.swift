@@ -358,6 +358,25 @@ struct DownloadMoveTests {
         }
     }
 
+    @Test(
+        "credentials stay with their origin: another scheme, port or host drops them; a default port does not",
+        arguments: [
+            ("https://api.example.com:8443/b", false), ("http://api.example.com/b", false),
+            ("https://other.example.com/b", false), ("https://api.example.com:443/b", true),
+            ("https://API.Example.com/b", true), ("/b", true),
+        ])
+    func credentialsStayWithTheirOrigin(location: String, keeps: Bool) throws {
+        let url = try #require(URL(string: "https://api.example.com/a"))
+        var request = URLRequest(url: url)
+        request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+        request.setValue("session=1", forHTTPHeaderField: "Cookie")
+        let response = try #require(
+            HTTPURLResponse(url: url, statusCode: 307, httpVersion: nil, headerFields: ["Location": location]))
+        let next = try #require(RedirectPolicy.followUp(to: request, after: response))
+        #expect((next.value(forHTTPHeaderField: "Authorization") != nil) == keeps)
+        #expect((next.value(forHTTPHeaderField: "Cookie") != nil) == keeps)
+    }
+
     @Test("a name of 200 CJK characters is cut to the bytes a file system allows, on a character boundary")
     func longNames() throws {
         let name = String(repeating: "名", count: 200)
