@@ -66,3 +66,20 @@ start_httpbin() {
     return 1
 }
 
+
+# start_test_servers: httpbin and the fault server, unless NAL_HTTPBIN_URL / NAL_FAULT_URL name running ones. With
+# CI=true a server that does not start fails (returns 1): a suite whose integration tests are all skipped must not
+# pass in CI. Elsewhere their tests are skipped, with a warning.
+start_test_servers() {
+    local in_ci=false
+    [[ "${CI:-}" == "true" || "${CI:-}" == "1" ]] && in_ci=true
+    if [[ -z "${NAL_HTTPBIN_URL:-}" ]] && ! start_httpbin; then
+        $in_ci && { echo "Error: CI=true and httpbin could not be installed or started" >&2; return 1; }
+        echo "warning: httpbin is not available; its tests are skipped" >&2
+    fi
+    if [[ -z "${NAL_FAULT_URL:-}" ]] && ! start_fault_server; then
+        $in_ci && { echo "Error: CI=true and the fault server could not be started" >&2; return 1; }
+        echo "warning: no fault server; its tests are skipped" >&2
+    fi
+    return 0
+}
