@@ -74,8 +74,12 @@ def main():
     listing, scratch, timeout, pattern = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     os.chdir(scratch)
     caught, survived, broken = [], [], []
+    rows = list(mutations(listing, pattern))
+    # Every filter runs once on the unmutated build, before any mutant is built over it.
     known = {}
-    for number, file, original, replacement, test_filter, why in mutations(listing, pattern):
+    for test_filter in dict.fromkeys(row[4] for row in rows):
+        baseline(test_filter, timeout, known)
+    for number, file, original, replacement, test_filter, why in rows:
         with open(file) as handle:
             source = handle.read()
         count = source.count(original)

@@ -74,6 +74,7 @@ enum DownloadFiles {
             let code = errno
             if linked == 0 {
                 unlink(partial.path)
+                syncDirectory(of: destination)
                 return
             }
             guard [EPERM, ENOTSUP, EOPNOTSUPP, ENOSYS, EMLINK, EXDEV].contains(code) else {
@@ -93,5 +94,15 @@ enum DownloadFiles {
             unlink(partial.path)
             throw FileAccess.failure(.downloadDestination, destination, errno: code, writing: true)
         }
+        syncDirectory(of: destination)
+    }
+
+    /// Flushes the directory that holds `file`, so that its new name survives a power cut as its bytes do. Best
+    /// effort: some file systems refuse to sync a directory, and the download has succeeded either way.
+    static func syncDirectory(of file: URL) {
+        let directory = open(file.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { return }
+        _ = fsync(directory)
+        close(directory)
     }
 }

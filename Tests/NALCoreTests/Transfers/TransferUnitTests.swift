@@ -249,17 +249,7 @@ struct DownloadMoveTests {
     func syncedBeforeTheMove(replacing: Bool) async throws {
         let directory = try TransferFiles.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let destination = directory.appendingPathComponent("synced.bin")
-        let options: DownloadDestination.Options = replacing ? [.replaceExistingFile] : []
-        let url = try #require(URL(string: "https://files.example.com/synced.bin"))
-        let job = await DownloadJob.make(.file(destination, options: options), for: URLRequest(url: url))
-        let response = try DownloadPieceTests.response(["Content-Length": "5"], url: url.absoluteString)
-        _ = try job.route(for: response)
-        try job.write(Data("hello".utf8))
-        guard case .downloaded(let file, _) = try job.conclude(response) else {
-            Issue.record("the download did not finish")
-            return
-        }
+        let file = try await Self.download(to: directory.appendingPathComponent("synced.bin"), replacing: replacing)
         var info = stat()
         try #require(stat(file.path, &info) == 0)
         // The inode now under the final name was synced while it still had its partial name: its bytes were on disk
@@ -270,6 +260,62 @@ struct DownloadMoveTests {
         let syncedPath = String(decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let syncedName = URL(fileURLWithPath: syncedPath).lastPathComponent
         #expect(syncedName.hasPrefix(".synced.bin.nal-partial-"), "synced as \(syncedName), not as the partial file")
+        // And the directory, so that the new name survives as the bytes do.
+        try #require(stat(directory.path, &info) == 0)
+        #expect(
+            nal_fsync_recorded(UInt64(info.st_dev), UInt64(info.st_ino), nil, 0) == 1, "the directory was not synced")
+    }
+
+    /// Downloads five bytes to `destination` through `DownloadJob`, as a transport does, and returns the file.
+    static func download(to destination: URL, replacing: Bool = true) async throws -> URL {
+        let options: DownloadDestination.Options = replacing ? [.replaceExistingFile] : []
+        let url = try #require(URL(string: "https://files.example.com/\(destination.lastPathComponent)"))
+        let job = await DownloadJob.make(.file(destination, options: options), for: URLRequest(url: url))
+        let response = try DownloadPieceTests.response(["Content-Length": "5"], url: url.absoluteString)
+        _ = try job.route(for: response)
+        try job.write(Data("hello".utf8))
+        guard case .downloaded(let file, _) = try job.conclude(response) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        return file
+    }
+
+    @Test("a finished file's mode follows the umask, as curl's: 0600 under umask 077, 0644 under 022")
+    func modeFollowsTheUmask() async {
+        // In a child process: the umask is the process's, and the mode is read once.
+        await inChildProcess {
+            await #expect(processExitsWith: .success) {
+                umask(0o077)
+                guard let directory = try? TransferFiles.scratchDirectory(),
+                    let file = try? await Self.download(to: directory.appendingPathComponent("private.bin"))
+                else { exit(2) }
+                var info = stat()
+                let mode = stat(file.path, &info) == 0 ? info.st_mode & 0o777 : 0
+                try? FileManager.default.removeItem(at: directory)
+                exit(mode == 0o600 ? 0 : 1)
+            }
+        }
+        // And in this process, with the umask it has.
+        guard let directory = try? TransferFiles.scratchDirectory() else {
+            Issue.record("no scratch directory")
+            return
+        }
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var info = stat()
+        guard let file = try? await Self.download(to: directory.appendingPathComponent("shared.bin")),
+            stat(file.path, &info) == 0
+        else {
+            Issue.record("the download failed")
+            return
+        }
+        #expect(info.st_mode & 0o777 == 0o666 & ~Self.currentUmask())
+    }
+
+    /// This process's umask, read without changing it.
+    static func currentUmask() -> mode_t {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("Umask:") } ?? "Umask: 022"
+        return mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8) ?? 0o022
     }
 
     @Test("without hard links, the no-replace move reserves the name exclusively and renames; an existing file stays")
