@@ -372,6 +372,23 @@ struct FaultServerTimeoutTests {
         #expect(message.contains("/delay?ms=3000 timed out: nothing was sent or received for 0.5 s (the idle timeout)"))
     }
 
+    /// FoundationNetworking's own timeout is only a backstop, a second past the idle timeout rounded up (2 s here):
+    /// NAL's idle timer must end the call. Decided by outcome, not by a duration: without that timer the 1.5 s
+    /// response arrives before the backstop and the call succeeds; with it, the timer has 1.3 s of margin to fire.
+    @Test("a 0.2 s idle timeout ends the call before a 1.5 s response: NAL's timer, not URLSession's 2 s backstop")
+    func idleTimerNotBackstop() async throws {
+        do throws(NALError) {
+            let response = try await client.request(FaultServer.endpoint("delay", query: ["ms": 1500], timeout: 0.2))
+            Issue.record("the call outlived its idle timeout: \(response.statusCode)")
+        } catch {
+            guard case .timedOut(let timeout) = error else {
+                Issue.record("expected timedOut, got \(error)")
+                return
+            }
+            #expect(timeout.limit == .idle && timeout.seconds == 0.2)
+        }
+    }
+
     /// Truncated to whole seconds (as FoundationNetworking would), 1.95 s is 1 s and the call fails before the
     /// 1.1 s response; kept, it leaves 850 ms for connecting and scheduling on a loaded machine.
     @Test("1.95 s is 1.95 s, not 1 s: a 1.1 s response arrives")
