@@ -107,6 +107,43 @@ struct StubServerSafetyTests {
         }
     }
 
+    /// Plain URLSession's `cancel()` comes from any thread, so a body chunk the stub server queued just before it may
+    /// run after FoundationNetworking has dropped the task (Linux fact 25). Only plain calls here, each waited for
+    /// until its completion handler runs, cancelled as its body is delivered in 64 small chunks.
+    @Test("32,000 plain URLSession calls cancelled while their bodies are delivered: no crash, each completes")
+    func plainCancelStorm() async throws {
+        await inChildProcess {
+            await #expect(processExitsWith: .success) {
+                let server = StubServer()
+                server.stub(.path("/chunks"), response: .stream(Array(repeating: Data(count: 1024), count: 64)))
+                server.stub(.path("/fast"), response: .string("fast"))
+                let plain = URLSession(configuration: server.sessionConfiguration)
+                let base = URL(string: StubServerSafetyTests.base) ?? URL(fileURLWithPath: "/")
+                // The race is narrow: one round in ten or so crashes without the state check (Linux fact 25).
+                for _ in 0..<(Timing.underThreadSanitizer ? 1 : 16) {
+                    await withTaskGroup(of: Void.self) { group in
+                        for index in 0..<2_000 {
+                            let url = base.appendingPathComponent(index % 4 == 0 ? "fast" : "chunks")
+                            let wait = Duration.microseconds(Int64.random(in: 0...1_000))
+                            group.addTask {
+                                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                                    let task = plain.dataTask(with: url) { _, _, _ in done.resume() }
+                                    task.resume()
+                                    Task {
+                                        try? await Task.sleep(for: wait)
+                                        task.cancel()
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                withExtendedLifetime(server) {}
+                exit(0)
+            }
+        }
+    }
+
     /// In a child process: a regression (a handler that never returns, waited for) fails this test instead of
     /// hanging the run.
     @Test("plain URLSession clients get their timeouts: the configuration's, and the request's own")
