@@ -27,7 +27,12 @@ def mutations(path, pattern):
             if number < int(os.environ.get("NAL_MUTATION_FROM", "0")):
                 continue
             file, original, replacement, test_filter, why = fields
-            yield number, file, unescape(original), unescape(replacement), test_filter, why
+            # `FILTER @N`: a race-dependent mutation, caught when any of up to N runs of its tests fails.
+            tries = 1
+            if " @" in test_filter:
+                test_filter, count = test_filter.rsplit(" @", 1)
+                tries = max(1, int(count))
+            yield number, file, unescape(original), unescape(replacement), test_filter, why, tries
 
 
 def run(command, log, timeout=None):
@@ -79,7 +84,7 @@ def main():
     known = {}
     for test_filter in dict.fromkeys(row[4] for row in rows):
         baseline(test_filter, timeout, known)
-    for number, file, original, replacement, test_filter, why in rows:
+    for number, file, original, replacement, test_filter, why, tries in rows:
         with open(file) as handle:
             source = handle.read()
         count = source.count(original)
@@ -98,15 +103,20 @@ def main():
             if run(["swift", "build", "--build-tests"], "mutant-build.log") != 0:
                 verdict = "does not build"
             else:
-                status = run(["swift", "test", "--skip-build", "--filter", test_filter], "mutant-test.log", timeout)
+                for attempt in range(1, tries + 1):
+                    status = run(["swift", "test", "--skip-build", "--filter", test_filter], "mutant-test.log", timeout)
+                    if status != 0:
+                        break
                 if status == 0:
-                    verdict = "SURVIVED"
+                    verdict = "SURVIVED" if tries == 1 else f"SURVIVED ({tries} runs)"
                 elif status is None:
                     verdict = "caught (hung)"
                 elif failed("mutant-test.log"):
                     verdict = "caught"
                 else:
                     verdict = f"caught (the test process died, status {status})"
+                if status != 0 and tries > 1:
+                    verdict += f" in run {attempt} of up to {tries}"
         finally:
             with open(file, "w") as handle:
                 handle.write(source)
@@ -115,7 +125,7 @@ def main():
             # A mutation must be a bug that compiles: one that does not build tests nothing.
             broken.append(f"line {number}: {file}: the mutant does not build: {why}")
         else:
-            (survived if verdict == "SURVIVED" else caught).append(f"line {number}: {file}: {why}")
+            (survived if verdict.startswith("SURVIVED") else caught).append(f"line {number}: {file}: {why}")
     run(["swift", "build", "--build-tests"], "build.log")
     print(f"\n== {len(caught)} caught, {len(survived)} survived, {len(broken)} list errors")
     for item in survived:
