@@ -53,11 +53,21 @@ enum DownloadFiles {
         guard options.contains(.createIntermediateDirectories) else {
             throw .file(FileFailure(role: .downloadDestination, problem: .missing, url: destination))
         }
+        // The first ancestor that exists: it and every directory made below it get new entries to flush.
+        var existing = directory.deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
+            existing = existing.deletingLastPathComponent()
+        }
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
             throw .file(
                 FileFailure(role: .downloadDestination, problem: .notWritable, url: destination, underlying: error))
+        }
+        var created = directory
+        while created.path.count > existing.path.count {
+            syncDirectory(of: created)
+            created = created.deletingLastPathComponent()
         }
         return .file
     }
@@ -88,6 +98,15 @@ enum DownloadFiles {
                 throw FileAccess.failure(.downloadDestination, destination, errno: code, writing: true)
             }
             close(placeholder)
+            guard rename(partial.path, destination.path) == 0 else {
+                let code = errno
+                // The empty file that reserved the name is ours: it must not stay as if it were the download.
+                unlink(destination.path)
+                unlink(partial.path)
+                throw FileAccess.failure(.downloadDestination, destination, errno: code, writing: true)
+            }
+            syncDirectory(of: destination)
+            return
         }
         guard rename(partial.path, destination.path) == 0 else {
             let code = errno
@@ -98,7 +117,8 @@ enum DownloadFiles {
     }
 
     /// Flushes the directory that holds `file`, so that its new name survives a power cut as its bytes do. Best
-    /// effort: some file systems refuse to sync a directory, and the download has succeeded either way.
+    /// effort: a directory this user may not read, or a file system that refuses to sync one, is left as it is, and
+    /// the download has succeeded either way.
     static func syncDirectory(of file: URL) {
         let directory = open(file.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard directory >= 0 else { return }

@@ -140,24 +140,25 @@ package final class FileWriter: Sendable {
         }
     }
 
-    /// The mode of a finished file: readable and writable as the process's umask allows (`0666 & ~umask`), as a
-    /// file `curl -o` or `open(2)` makes; 0644 when the umask cannot be read. Read from `/proc/self/status`, since
-    /// `umask(2)` can only read the mask by changing it, which races with other threads creating files.
-    static let publishedMode: mode_t = {
+    /// The mode of a finished file: readable and writable as the process's umask allows now (`0666 & ~umask`), as a
+    /// file `curl -o` or `open(2)` makes; 0600 when the umask cannot be read. Read from `/proc/self/status` at each
+    /// use (a program may tighten its umask at any time), since `umask(2)` can only read the mask by changing it,
+    /// which races with other threads creating files.
+    static func publishedMode() -> mode_t {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
             let mask = mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8)
-        else { return 0o644 }
+        else { return 0o600 }
         return 0o666 & ~mask
-    }()
+    }
 
-    /// Writes what is buffered, flushes the file to disk and gives it `publishedMode`, keeping it
+    /// Writes what is buffered, flushes the file to disk and gives it `publishedMode()`, keeping it
     /// open (and locked) while it is renamed into place.
     package func publish() throws(NALError) {
         try state.withLock { state throws(NALError) in
             guard state.descriptor >= 0 else { return }
             try flush(&state)
-            guard fchmod(state.descriptor, Self.publishedMode) == 0, fsync(state.descriptor) == 0 else {
+            guard fchmod(state.descriptor, Self.publishedMode()) == 0, fsync(state.descriptor) == 0 else {
                 throw FileAccess.failure(role, url, errno: errno, writing: true)
             }
         }

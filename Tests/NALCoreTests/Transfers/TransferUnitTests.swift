@@ -280,42 +280,53 @@ struct DownloadMoveTests {
         return file
     }
 
-    @Test("a finished file's mode follows the umask, as curl's: 0600 under umask 077, 0644 under 022")
+    @Test("a finished file's mode follows the umask in force, as curl's: 0644 under 022, then 0600 under 077")
     func modeFollowsTheUmask() async {
-        // In a child process: the umask is the process's, and the mode is read once.
+        // In a child process: the umask is the process's. A program that tightens its umask after a first download
+        // gets private files from then on.
         await inChildProcess {
             await #expect(processExitsWith: .success) {
-                umask(0o077)
-                guard let directory = try? TransferFiles.scratchDirectory(),
-                    let file = try? await Self.download(to: directory.appendingPathComponent("private.bin"))
-                else { exit(2) }
-                var info = stat()
-                let mode = stat(file.path, &info) == 0 ? info.st_mode & 0o777 : 0
-                try? FileManager.default.removeItem(at: directory)
-                exit(mode == 0o600 ? 0 : 1)
+                guard let directory = try? TransferFiles.scratchDirectory() else { exit(2) }
+                defer { try? FileManager.default.removeItem(at: directory) }
+                var modes: [mode_t] = []
+                for (mask, name) in [(mode_t(0o022), "shared.bin"), (0o077, "private.bin")] {
+                    umask(mask)
+                    var info = stat()
+                    guard let file = try? await Self.download(to: directory.appendingPathComponent(name)),
+                        stat(file.path, &info) == 0
+                    else { exit(2) }
+                    modes.append(info.st_mode & 0o777)
+                }
+                exit(modes == [0o644, 0o600] ? 0 : 1)
             }
         }
-        // And in this process, with the umask it has.
-        guard let directory = try? TransferFiles.scratchDirectory() else {
-            Issue.record("no scratch directory")
-            return
-        }
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var info = stat()
-        guard let file = try? await Self.download(to: directory.appendingPathComponent("shared.bin")),
-            stat(file.path, &info) == 0
-        else {
-            Issue.record("the download failed")
-            return
-        }
-        #expect(info.st_mode & 0o777 == 0o666 & ~Self.currentUmask())
     }
 
-    /// This process's umask, read without changing it.
-    static func currentUmask() -> mode_t {
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("Umask:") } ?? "Umask: 022"
-        return mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8) ?? 0o022
+    @Test(
+        "directories made for a download are flushed too, up to the first that existed",
+        .enabled(if: nal_fsync_recorded(0, 0, nil, 0) >= 0, "fsync is recorded only on Linux, without a sanitizer"))
+    func madeDirectoriesAreSynced() async throws {
+        let scratch = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let destination = scratch.appendingPathComponent("new1/new2/x.bin")
+        let options: DownloadDestination.Options = [.createIntermediateDirectories]
+        let url = try #require(URL(string: "https://files.example.com/x.bin"))
+        let job = await DownloadJob.make(.file(destination, options: options), for: URLRequest(url: url))
+        let response = try DownloadPieceTests.response(["Content-Length": "2"], url: url.absoluteString)
+        _ = try job.route(for: response)
+        try job.write(Data("ok".utf8))
+        guard case .downloaded = try job.conclude(response) else {
+            Issue.record("the download did not finish")
+            return
+        }
+        for directory in [scratch, scratch.appendingPathComponent("new1"), scratch.appendingPathComponent("new1/new2")]
+        {
+            var info = stat()
+            try #require(stat(directory.path, &info) == 0)
+            #expect(
+                nal_fsync_recorded(UInt64(info.st_dev), UInt64(info.st_ino), nil, 0) == 1,
+                "\(directory.lastPathComponent) was not synced")
+        }
     }
 
     @Test("without hard links, the no-replace move reserves the name exclusively and renames; an existing file stays")
@@ -338,6 +349,13 @@ struct DownloadMoveTests {
             try DownloadFiles.move(partial, to: destination, replacing: false, link: refusing)
         }
         #expect(try Data(contentsOf: destination) == Data("body".utf8), "the file already there is kept")
+
+        // A partial file gone before the move: the call fails, and the empty file that reserved the name goes too.
+        let vanished = directory.appendingPathComponent("vanished.bin")
+        #expect(throws: NALError.self) {
+            try DownloadFiles.move(partial, to: vanished, replacing: false, link: refusing)
+        }
+        #expect(!FileManager.default.fileExists(atPath: vanished.path), "an empty placeholder was left behind")
     }
 
     @Test("a new partial or temporary file is created exclusively: an existing file or a link there is refused")
