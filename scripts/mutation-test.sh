@@ -2,7 +2,7 @@
 # Mutation testing: breaks NAL on purpose, one line at a time, and checks that a test notices.
 #
 #   scripts/mutation-test.sh            every mutation in scripts/mutations.tsv
-#   scripts/mutation-test.sh PATTERN    only those whose line in the list matches PATTERN (grep -E)
+#   scripts/mutation-test.sh PATTERN    only those whose line in the list matches PATTERN (a Python regex)
 #   NAL_MUTATION_FROM=N                 only those from line N of the list on (the ones added since)
 #
 # Each line of scripts/mutations.tsv is: file, the exact text to break (found once in the file; `\n` joins lines),
@@ -14,8 +14,8 @@
 # file. Each filter first runs once on the unmutated code: it must pass and run at least one test (not skipped). A
 # mutation is caught when a test fails, the test process dies, or it hangs (NAL_MUTATION_TIMEOUT seconds, 180 by
 # default; the whole process group is killed). It prints a table and exits 1 when any mutation survived, 2 when the
-# list is wrong: a text not found exactly once, a filter that fails or runs nothing unmutated, or a mutant that does
-# not build (a mutation must be a bug that compiles).
+# list is wrong: a text not found exactly once, a filter that fails or runs nothing unmutated, a mutant that does
+# not build (a mutation must be a bug that compiles), or no row matching PATTERN.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 REPO=$(pwd)

@@ -28,5 +28,6 @@ status=0
 timeout --kill-after=10 $((MINUTES * 60 + 600)) \
     "$BENCH" soak "http://127.0.0.1:$PORT" --seconds $((MINUTES * 60)) --concurrency "${NAL_SOAK_CONCURRENCY:-8}" \
     || status=$?
-[[ $status == 124 || $status == 137 ]] && echo "soak: FAIL, still running 10 minutes after its time (a hang)" >&2
+[[ $status == 124 ]] && echo "soak: FAIL, still running 10 minutes after its time (a hang)" >&2
+[[ $status == 137 ]] && echo "soak: FAIL, killed (a hang that ignored SIGTERM, or out of memory)" >&2
 exit $status

@@ -21,7 +21,8 @@ def mutations(path, pattern):
                 continue
             fields = line.split("\t")
             if len(fields) != 5:
-                sys.exit(f"{path}:{number}: expected 5 tab-separated fields, found {len(fields)}")
+                print(f"{path}:{number}: expected 5 tab-separated fields, found {len(fields)}", file=sys.stderr)
+                sys.exit(2)
             if pattern and not re.search(pattern, line):
                 continue
             if number < int(os.environ.get("NAL_MUTATION_FROM", "0")):
@@ -80,6 +81,9 @@ def main():
     os.chdir(scratch)
     caught, survived, broken = [], [], []
     rows = list(mutations(listing, pattern))
+    if not rows:
+        print(f"!! no mutation in {listing} matches '{pattern}' (from line {os.environ.get('NAL_MUTATION_FROM', '1')})")
+        sys.exit(2)
     # Every filter runs once on the unmutated build, before any mutant is built over it.
     known = {}
     for test_filter in dict.fromkeys(row[4] for row in rows):
