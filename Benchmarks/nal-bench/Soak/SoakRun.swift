@@ -65,7 +65,17 @@ enum SoakRun {
         let nalRate = await reference.rate { await traffic.fastCall() }
         let tally = SoakTally()
         // Descriptors and threads when nothing is in flight, before the traffic: what the end must come back to.
-        let idle = SoakSample.now()
+        // Dispatch lets the reference phase's extra threads go after a few seconds: wait until their number stops
+        // falling for 7 s (up to 20 s), so that the baseline is the idle process, not the reference phase's tail.
+        var idle = SoakSample.now()
+        let settled = ContinuousClock.now + .seconds(20)
+        var steady = 0
+        while steady < 14, ContinuousClock.now < settled {
+            try? await Task.sleep(for: .milliseconds(500))
+            let next = SoakSample.now()
+            steady = next.threads < idle.threads || next.descriptors < idle.descriptors ? 0 : steady + 1
+            if next.threads <= idle.threads && next.descriptors <= idle.descriptors { idle = next }
+        }
         let samples = Locked<[SoakSample]>([])
         let clock = ContinuousClock()
         let end = clock.now + .seconds(options.seconds)

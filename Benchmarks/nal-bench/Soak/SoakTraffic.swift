@@ -63,17 +63,23 @@ struct SoakTraffic: Sendable {
     static let callDeadline: Duration = .milliseconds(
         ProcessInfo.processInfo.environment["NAL_SOAK_CALL_DEADLINE_MS"].flatMap { Int64($0) } ?? 120_000)
 
-    /// `call`'s outcome, or `nil` when it has not ended within `deadline`.
+    /// `call`'s outcome, or `nil` when it has not ended within `deadline` (it is then cancelled, so that a lost call
+    /// holds no worker's place). The timer of a call that ends is cancelled, so that it keeps no memory for the rest
+    /// of its deadline.
     private static func outcome(of call: Task<String, Never>, within deadline: Duration) async -> String? {
         let first = Locked<CheckedContinuation<String?, Never>?>(nil)
         return await withCheckedContinuation { continuation in
             first.withLock { $0 = continuation }
             let resume = { @Sendable (outcome: String?) in first.withLock { $0.take() }?.resume(returning: outcome) }
-            let waiter = Task { resume(await call.value) }
-            Task {
-                try? await Task.sleep(for: deadline)
+            let timer = Task {
+                guard (try? await Task.sleep(for: deadline)) != nil else { return }
                 resume(nil)
-                waiter.cancel()
+                call.cancel()
+            }
+            Task {
+                let outcome = await call.value
+                timer.cancel()
+                resume(outcome)
             }
         }
     }
