@@ -250,20 +250,27 @@ struct DownloadMoveTests {
         let directory = try TransferFiles.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = try await Self.download(to: directory.appendingPathComponent("synced.bin"), replacing: replacing)
-        var info = stat()
-        try #require(stat(file.path, &info) == 0)
         // The inode now under the final name was synced while it still had its partial name: its bytes were on disk
         // before its name was.
-        var path = [CChar](repeating: 0, count: 512)
-        let recorded = nal_fsync_recorded(UInt64(info.st_dev), UInt64(info.st_ino), &path, Int32(path.count))
-        #expect(recorded == 1, "the file was renamed into place without fsync")
-        let syncedPath = String(decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let syncedName = URL(fileURLWithPath: syncedPath).lastPathComponent
-        #expect(syncedName.hasPrefix(".synced.bin.nal-partial-"), "synced as \(syncedName), not as the partial file")
-        // And the directory, so that the new name survives as the bytes do.
-        try #require(stat(directory.path, &info) == 0)
+        let syncedName = try #require(Self.syncedPath(of: file), "the file was renamed into place without fsync")
         #expect(
-            nal_fsync_recorded(UInt64(info.st_dev), UInt64(info.st_ino), nil, 0) == 1, "the directory was not synced")
+            URL(fileURLWithPath: syncedName).lastPathComponent.hasPrefix(".synced.bin.nal-partial-"),
+            "synced as \(syncedName), not as the partial file")
+        // And the directory, so that the new name survives as the bytes do.
+        #expect(
+            Self.syncedPath(of: directory) == directory.resolvingSymlinksInPath().path, "the directory was not synced")
+    }
+
+    /// The path `url`'s file or directory had when it was last synced, or `nil`. Compared by path, not only by inode:
+    /// scratch directories come and go, and a new one may reuse an inode that a deleted one had when it was synced.
+    static func syncedPath(of url: URL) -> String? {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else { return nil }
+        var path = [CChar](repeating: 0, count: 512)
+        guard nal_fsync_recorded(UInt64(info.st_dev), UInt64(info.st_ino), &path, Int32(path.count)) == 1 else {
+            return nil
+        }
+        return String(decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Downloads five bytes to `destination` through `DownloadJob`, as a transport does, and returns the file.
@@ -321,10 +328,8 @@ struct DownloadMoveTests {
         }
         for directory in [scratch, scratch.appendingPathComponent("new1"), scratch.appendingPathComponent("new1/new2")]
         {
-            var info = stat()
-            try #require(stat(directory.path, &info) == 0)
             #expect(
-                nal_fsync_recorded(UInt64(info.st_dev), UInt64(info.st_ino), nil, 0) == 1,
+                Self.syncedPath(of: directory) == directory.resolvingSymlinksInPath().path,
                 "\(directory.lastPathComponent) was not synced")
         }
     }
