@@ -18,6 +18,8 @@
 # not build (a mutation must be a bug that compiles), or no row matching PATTERN.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# The heavy tests (big transfers, call storms) run when a filter names them, with transfers of 16 MiB.
+export NAL_BIG_TRANSFERS=1 NAL_TRANSFER_TEST_BYTES=${NAL_TRANSFER_TEST_BYTES:-$((16 << 20))}
 REPO=$(pwd)
 LIST=scripts/mutations.tsv
 SCRATCH=${NAL_MUTATION_DIR:-/tmp/nal-mutation}
