@@ -44,7 +44,8 @@ public struct ReconnectionPolicy: Sendable, Equatable {
         let start = max(base, min(Self.backoffFloor, maximumDelay))
         let seconds = start.seconds * pow(multiplier, Double(min(failures - 1, 1024)))
         guard seconds.isFinite, seconds < maximumDelay.seconds else { return maximumDelay }
-        return .nanoseconds(Int64(seconds * 1e9))
+        // Below the maximum, so within Duration's range: nanoseconds in an Int64 would end at 292 years and trap.
+        return .seconds(seconds)
     }
 
     /// The shortest wait once attempts in a row have failed, whatever the server's `retry:` says.

@@ -327,5 +327,8 @@ struct ClientStreamingTests {
         #expect(policy.delay(afterFailures: 2, serverRetry: .zero) == .milliseconds(200))
         #expect(policy.delay(afterFailures: 1, serverRetry: .seconds(3600)) == .seconds(30))
         #expect(policy.delay(afterFailures: .max, serverRetry: nil) == .seconds(30))
+        // A maximum of millennia: waits past 292 years (Int64 nanoseconds) are computed, not trapped on.
+        let patient = ReconnectionPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(Int64(1) << 40))
+        #expect(patient.delay(afterFailures: 40, serverRetry: nil) == .seconds(Int64(1) << 39))
     }
 }
