@@ -100,7 +100,9 @@ struct TailFile: Sendable {
         let bodyLine = lines.lineNumber + 1
         let typeKey = headers.headerKey("Content-Type")
         if let typeKey, let type = headers[typeKey], type.lowercased().hasSuffix(";base64") {
-            headers[typeKey] = String(type.dropLast(";base64".count))
+            // `image/png ;base64` is `image/png`: the space before a parameter is not part of the type, and a header
+            // value read from its line has no trailing space either.
+            headers[typeKey] = String(type.dropLast(";base64".count)).trimmingCharacters(in: .whitespaces)
             let text = String(decoding: body, as: UTF8.self).filter { !$0.isWhitespace }
             guard let decoded = Data(base64Encoded: text) else {
                 throw fail(bodyLine, "the body is marked ;base64 but is not valid base64")
