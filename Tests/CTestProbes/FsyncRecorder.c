@@ -6,14 +6,7 @@
 
 #include <stdlib.h>  // defines __GLIBC__ on glibc
 
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define NAL_UNDER_SANITIZER 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define NAL_UNDER_SANITIZER 1
-#endif
+#include "UnderSanitizer.h"
 
 #if defined(__linux__) && !defined(NAL_UNDER_SANITIZER)
 #include <pthread.h>

@@ -5,14 +5,7 @@
 #include <stdlib.h>  // defines __GLIBC__ on glibc
 
 // A sanitizer's allocator bypasses glibc's arenas, which would then look flat whatever the code does.
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define NAL_UNDER_SANITIZER 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define NAL_UNDER_SANITIZER 1
-#endif
+#include "UnderSanitizer.h"
 
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33)) && !defined(NAL_UNDER_SANITIZER)
 #include <malloc.h>
