@@ -15,11 +15,13 @@ extension NALError: CustomStringConvertible {
                 + "\(DisplayText.url(response.request.url)); the endpoint's validation does not accept it."
         case .decoding(let failure):
             "Decoding \(failure.type)\(failure.keyPath.map { " at key path '\(DisplayText.capped($0))'" } ?? "") "
-                + "failed for the response from \(DisplayText.url(failure.response.request.url)) "
+                + "\(failure.line.map { "from line \($0) " } ?? "")failed for the response from \(DisplayText.url(failure.response.request.url)) "
                 + "(status \(failure.response.statusCode), \(failure.response.data.count) bytes): "
                 + "\(DisplayText.capped("\(failure.underlying)"))."
         case .cancelled:
             "The request was cancelled."
+        case .streamAlreadyBeingRead:
+            "The stream is already being read by another task; read a stream from one loop at a time."
         case .timedOut(let failure):
             Self.describe(failure)
         case .hookFailed(let underlying):

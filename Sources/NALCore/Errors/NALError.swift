@@ -17,6 +17,9 @@ public enum NALError: Error, Sendable {
     case decoding(DecodingFailure)
     /// The call was cancelled: its Swift `Task` or its `Cancellable` was cancelled.
     case cancelled
+    /// A streamed body was read by two tasks at once. A stream has one consumer: the task already waiting keeps
+    /// reading, the second gets this error at once.
+    case streamAlreadyBeingRead
     /// A time limit ran out: no data for the idle timeout, or the whole call took longer than the total timeout.
     case timedOut(TimeoutFailure)
     /// The body grew past the transport's in-memory limit; the download was stopped there.
@@ -51,15 +54,18 @@ public struct DecodingFailure: Sendable {
     public let keyPath: String?
     /// The decoder's error.
     public let underlying: any Error
-    /// The response whose body failed to decode.
+    /// The response whose body failed to decode (for a JSON-lines stream, the line that failed).
     public let response: Response
+    /// For a JSON-lines stream, the number of the line that failed, counted from 1, empty lines included.
+    public let line: Int?
 
     /// Creates a failure.
-    public init(type: String, keyPath: String?, underlying: any Error, response: Response) {
+    public init(type: String, keyPath: String?, underlying: any Error, response: Response, line: Int? = nil) {
         self.type = type
         self.keyPath = keyPath
         self.underlying = underlying
         self.response = response
+        self.line = line
     }
 }
 

@@ -238,6 +238,9 @@ package final class BodyChannel: Sendable {
                 await withUnsafeContinuation { (continuation: UnsafeContinuation<Taken, Never>) in
                     let ready = state.withLock { state -> Taken? in
                         if let ready = take(&state) { return ready }
+                        // One consumer waits at a time: a second one fails at once and the first keeps its place,
+                        // rather than one of them losing a chunk and the other waiting for ever.
+                        guard state.consumer == nil else { return .ready(.failure(.streamAlreadyBeingRead)) }
                         state.consumer = continuation
                         return nil
                     }

@@ -3,14 +3,15 @@
 /// one chunk; only the unfinished tail of a chunk is kept.
 ///
 /// A line longer than `maximumLineLength` is not kept: its bytes up to the next line ending are dropped and the
-/// caller is told once, with `.overlong`, so that memory stays bounded whatever a server sends.
+/// caller is told once, with `.overlong` and the line's start, so that memory stays bounded whatever a server sends.
 package struct LineSplitter: Sendable {
     /// What `feed` hands over.
     package enum Piece {
         /// A complete line, without its ending; valid only during the call.
         case line(UnsafeRawBufferPointer)
-        /// A line passed `maximumLineLength` and is being dropped.
-        case overlong
+        /// A line passed `maximumLineLength` and is being dropped. Its first bytes come with it (at least 64, or
+        /// `maximumLineLength + 1` when that is fewer), valid only during the call, so the caller can tell what it was.
+        case overlong(start: UnsafeRawBufferPointer)
     }
 
     package let maximumLineLength: Int
@@ -73,12 +74,11 @@ package struct LineSplitter: Sendable {
             return
         }
         if partial.isEmpty {
-            if tail.count > maximumLineLength { return body(.overlong) }
+            if tail.count > maximumLineLength { return body(.overlong(start: tail)) }
             return body(.line(tail))
         }
         guard partial.count + tail.count <= maximumLineLength else {
-            partial.removeAll(keepingCapacity: false)
-            return body(.overlong)
+            return dropPartial(after: tail, body)
         }
         partial.append(contentsOf: tail)
         partial.withUnsafeBytes { body(.line($0)) }
@@ -89,10 +89,26 @@ package struct LineSplitter: Sendable {
     private mutating func keep(_ bytes: UnsafeRawBufferPointer, _ body: (Piece) -> Void) {
         guard !discarding else { return }
         guard partial.count + bytes.count <= maximumLineLength else {
-            partial.removeAll(keepingCapacity: false)
             discarding = true
-            return body(.overlong)
+            return dropPartial(after: bytes, body)
         }
         partial.append(contentsOf: bytes)
     }
+
+    /// Reports the line made of what was kept and `bytes` as overlong, with at least its first `reportedStart`
+    /// bytes (all of them when it has fewer), and forgets it.
+    private mutating func dropPartial(after bytes: UnsafeRawBufferPointer, _ body: (Piece) -> Void) {
+        if partial.isEmpty {
+            body(.overlong(start: bytes))
+        } else {
+            if partial.count < Self.reportedStart {
+                partial.append(contentsOf: bytes.prefix(Self.reportedStart - partial.count))
+            }
+            partial.withUnsafeBytes { body(.overlong(start: $0)) }
+        }
+        partial.removeAll(keepingCapacity: false)
+    }
+
+    /// Enough of an overlong line's start to read a field name from it.
+    private static let reportedStart = 64
 }

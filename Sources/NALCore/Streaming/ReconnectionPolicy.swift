@@ -3,12 +3,16 @@ import Foundation
 /// How `Client.serverSentEvents(_:reconnect:)` reconnects after a connection drops or fails.
 ///
 /// The wait before a reconnection is the server's last `retry:` time, or `initialDelay` when it sent none. While
-/// attempts deliver no event, each further wait is `multiplier` times the last, growing from at least 100 ms (so
-/// that `retry: 0` cannot make a failing server a tight loop), and no wait is longer than `maximumDelay` (a server's
-/// `retry:` included, so that a hostile value cannot stall the client for ever).
+/// attempts deliver no event, each further wait is `multiplier` times the last, growing from at least 100 ms. No
+/// wait is shorter than `minimumDelay` or longer than `maximumDelay`, a server's `retry:` included: `retry: 0` from
+/// a server that sends one event per connection cannot make the client reconnect in a tight loop, and a huge value
+/// cannot stall it for ever.
 public struct ReconnectionPolicy: Sendable, Equatable {
     /// The wait when the server has not set one with `retry:`.
     public var initialDelay: Duration
+    /// The shortest wait, whatever the server's `retry:` says (100 ms by default, as a floor against reconnection
+    /// storms; Firefox's EventSource keeps 500 ms).
+    public var minimumDelay: Duration
     /// The longest wait.
     public var maximumDelay: Duration
     /// How much longer each wait is than the last while attempts deliver no event; from 1 to 1,000.
@@ -20,9 +24,10 @@ public struct ReconnectionPolicy: Sendable, Equatable {
     /// Creates a policy.
     public init(
         initialDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(30), multiplier: Double = 2,
-        maximumAttempts: Int? = nil
+        maximumAttempts: Int? = nil, minimumDelay: Duration = .milliseconds(100)
     ) {
-        self.initialDelay = max(.zero, initialDelay)
+        self.minimumDelay = max(.zero, minimumDelay)
+        self.initialDelay = max(self.minimumDelay, initialDelay)
         self.maximumDelay = max(self.initialDelay, maximumDelay)
         self.multiplier = multiplier.isFinite ? min(1000, max(1, multiplier)) : 1
         self.maximumAttempts = maximumAttempts.map { max(0, $0) }
@@ -37,7 +42,7 @@ public struct ReconnectionPolicy: Sendable, Equatable {
     /// The wait before reconnection number `failures` in a row (1 for the first after a good connection), given the
     /// server's `retry:` time.
     package func delay(afterFailures failures: Int, serverRetry: Duration?) -> Duration {
-        let base = min(serverRetry ?? initialDelay, maximumDelay)
+        let base = min(max(serverRetry ?? initialDelay, minimumDelay), maximumDelay)
         guard failures > 1 else { return base }
         // Backoff grows from at least `backoffFloor`, so that a server's `retry: 0` cannot make failing attempts a
         // tight loop; computed in closed form, so that a long outage costs nothing to count.

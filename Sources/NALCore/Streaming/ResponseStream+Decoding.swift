@@ -20,7 +20,8 @@ extension ResponseStream {
     public var serverSentEvents: ServerSentEventSequence { ServerSentEventSequence(stream: self) }
 
     /// The body as JSON lines (NDJSON): one value per line, decoded with `decoder`; empty lines are skipped. A line
-    /// that does not decode ends the stream with `NALError.decoding`, whose response holds that line.
+    /// that does not decode ends the stream with `NALError.decoding`, whose response holds that line and whose
+    /// `line` is its number.
     public func jsonLines<Value: Decodable>(
         of type: Value.Type, decoder: JSONDecoder = JSONDecoder(),
         maximumLineLength: Int = ResponseStream.defaultMaximumLineLength
@@ -65,13 +66,16 @@ public struct LineSequence: AsyncSequence, Sendable {
 
     /// An iterator over the body; iterate a body once.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(chunks: stream.makeAsyncIterator(), splitter: LineSplitter(maximumLineLength: maximumLineLength))
+        Iterator(
+            chunks: stream.makeAsyncIterator(), splitter: LineSplitter(maximumLineLength: maximumLineLength),
+            url: stream.response.request.url)
     }
 
     /// Splits chunks into lines as they arrive.
     public struct Iterator: AsyncIteratorProtocol {
         var chunks: ResponseStream.Iterator
         var splitter: LineSplitter
+        let url: URL?
         var ready: [String] = []
         var nextReady = 0
         var ended = false
@@ -107,7 +111,7 @@ public struct LineSequence: AsyncSequence, Sendable {
                     }
                 }
                 ready = lines
-                if overlong { failure = .responseTooLarge(limit: splitter.maximumLineLength, url: nil) }
+                if overlong { failure = .responseTooLarge(limit: splitter.maximumLineLength, url: url) }
             }
             defer { nextReady += 1 }
             return ready[nextReady]
@@ -208,11 +212,14 @@ public struct JSONLineSequence<Value: Decodable>: AsyncSequence, Sendable {
         var lines: LineSequence.Iterator
         let decoder: JSONDecoder
         let response: Response
+        /// Lines taken so far, empty ones included: the number of the line being decoded.
+        var lineNumber = 0
 
         /// The next element, or `nil` at the end, on the caller's actor.
         public mutating func next(isolation actor: isolated (any Actor)? = #isolation) async throws(NALError) -> Value?
         {
             while let line = try await lines.next(isolation: actor) {
+                lineNumber += 1
                 guard line.contains(where: { !$0.isWhitespace }) else { continue }
                 let data = Data(line.utf8)
                 do {
@@ -221,7 +228,7 @@ public struct JSONLineSequence<Value: Decodable>: AsyncSequence, Sendable {
                     throw .decoding(
                         DecodingFailure(
                             type: String(describing: Value.self), keyPath: nil, underlying: error,
-                            response: response.replacingBody(with: data)))
+                            response: response.replacingBody(with: data), line: lineNumber))
                 }
             }
             return nil

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 /// A response whose body arrives as it is sent: `Client.stream(_:)` returns it once the head has arrived and been
 /// validated.
@@ -12,8 +13,9 @@ public import Foundation
 /// for try await row in stream.jsonLines(of: Row.self) { rows.append(row) }
 /// ```
 ///
-/// A stream is read once, by one loop. Leaving the loop early, cancelling its task, or dropping the stream unread
-/// cancels the request and closes its connection. Iterating throws `NALError`: `.timedOut` when nothing arrives for
+/// A stream is read once, by one loop: a second loop that waits on it while the first does fails at once with
+/// `NALError.streamAlreadyBeingRead`, and the first goes on. Leaving the loop early, cancelling its task, or dropping
+/// the stream unread cancels the request and closes its connection. Iterating throws `NALError`: `.timedOut` when nothing arrives for
 /// the idle timeout (time spent in your loop does not count), `.transport` when the connection breaks, `.cancelled`.
 public struct ResponseStream: AsyncSequence, Sendable {
     /// What the sequence yields.
@@ -57,20 +59,27 @@ public struct ResponseStream: AsyncSequence, Sendable {
     }
 
     /// The consumer's hold on a body: when the last copy of an iterator goes away before the body ended, the body
-    /// is stopped, which cancels its request.
+    /// is stopped, which cancels its request. An iterator refused because another loop was reading does not stop
+    /// that loop's body when it goes.
     final class Reader: Sendable {
         let body: StreamedBody
+        private let refused = Atomic<Bool>(false)
 
         init(body: StreamedBody) {
             self.body = body
         }
 
         func next() async throws(NALError) -> Data? {
-            try await body.next()
+            do {
+                return try await body.next()
+            } catch {
+                if case .streamAlreadyBeingRead = error { refused.store(true, ordering: .relaxed) }
+                throw error
+            }
         }
 
         deinit {
-            body.stop(with: .cancelled)
+            if !refused.load(ordering: .relaxed) { body.stop(with: .cancelled) }
         }
     }
 }

@@ -15,8 +15,9 @@ public import Foundation
 ///   it is all ASCII digits. An event with no data is not dispatched, but its `id` and `retry` still take effect.
 /// - An event that is not ended by an empty line when the stream ends is discarded (call `finish()`).
 ///
-/// Memory is bounded: a line longer than `maximumEventSize`, or an event whose data grows past it, is dropped whole
-/// (never cut), and `droppedEvents` counts it.
+/// Memory is bounded: an event with a `data`, `event` or `id` line longer than `maximumEventSize`, or whose data grows
+/// past it, is dropped whole (never cut), and `droppedEvents` counts it. Overlong comments, `retry` lines and fields
+/// the standard ignores are skipped without harm to the event, as the standard ignores them.
 public struct ServerSentEventParser: Sendable {
     /// The default bound for one line and for one event's data: 8 MiB.
     public static let defaultMaximumEventSize = 8 << 20
@@ -78,7 +79,7 @@ public struct ServerSentEventParser: Sendable {
         var splitter = lines
         splitter.feed(bytes) { piece in
             switch piece {
-            case .overlong: dropsEvent = true
+            case .overlong(let start): skipOverlong(start)
             case .line(let line): process(line, into: &events)
             }
         }
@@ -86,14 +87,28 @@ public struct ServerSentEventParser: Sendable {
         return events
     }
 
-    private mutating func process(_ rawLine: UnsafeRawBufferPointer, into events: inout [ServerSentEvent]) {
-        var line = rawLine
-        if atStart {
-            atStart = false
-            if line.count >= 3, line[0] == 0xEF, line[1] == 0xBB, line[2] == 0xBF {
-                line = UnsafeRawBufferPointer(rebasing: line[3...])
-            }
+    /// A line too long to keep: the event it belongs to is dropped only when the line would have changed it.
+    private mutating func skipOverlong(_ rawStart: UnsafeRawBufferPointer) {
+        let start = withoutLeadingBOM(rawStart)
+        if start.first == UInt8(ascii: ":") { return }
+        // A field name runs up to the first colon; one longer than the start seen is no field the standard knows.
+        guard let colon = start.firstIndex(of: UInt8(ascii: ":")) else { return }
+        switch Field(UnsafeRawBufferPointer(rebasing: start[..<colon])) {
+        case .data, .event, .id: dropsEvent = true
+        case .retry, .other: break
         }
+    }
+
+    /// The line without the byte-order mark, when it is the stream's first line.
+    private mutating func withoutLeadingBOM(_ line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        guard atStart else { return line }
+        atStart = false
+        guard line.count >= 3, line[0] == 0xEF, line[1] == 0xBB, line[2] == 0xBF else { return line }
+        return UnsafeRawBufferPointer(rebasing: line[3...])
+    }
+
+    private mutating func process(_ rawLine: UnsafeRawBufferPointer, into events: inout [ServerSentEvent]) {
+        let line = withoutLeadingBOM(rawLine)
         guard let first = line.first else { return dispatch(into: &events) }
         if first == UInt8(ascii: ":") { return }
         let colon = line.firstIndex(of: UInt8(ascii: ":"))

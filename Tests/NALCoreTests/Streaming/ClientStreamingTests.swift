@@ -67,11 +67,12 @@ struct ClientStreamingTests {
             }
             Issue.record("an overlong line was accepted")
         } catch {
-            guard case .responseTooLarge(let limit, _) = error else {
+            guard case .responseTooLarge(let limit, let url) = error else {
                 Issue.record("expected responseTooLarge, got \(error)")
                 return
             }
             #expect(limit == 16)
+            #expect(url?.host == TestEndpoint.exampleBase.host)
         }
         #expect(received == ["ok"])
 
@@ -92,6 +93,60 @@ struct ClientStreamingTests {
             }
         }
         #expect(delivered == ["ok"])
+    }
+
+    @Test("two loops reading one stream at once: the second fails at once, the first gets every chunk")
+    func concurrentReaders() async throws {
+        let (body, writer) = StreamedBody.makeStream()
+        let stream = ResponseStream(
+            response: try MemoryTransport.response(to: URLRequest(url: TestEndpoint.exampleBase)), body: body)
+        let (refusals, refused) = AsyncStream<Void>.makeStream()
+        let readers = (0..<2).map { _ in
+            Task { () -> Result<[String], NALError> in
+                var received: [String] = []
+                do throws(NALError) {
+                    for try await chunk in stream { received.append(String(decoding: chunk, as: UTF8.self)) }
+                    return .success(received)
+                } catch {
+                    refused.yield()
+                    return .failure(error)
+                }
+            }
+        }
+        // Whichever loop waits second is refused before anything is sent; the other keeps waiting.
+        let refusedInTime = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                var refusal = refusals.makeAsyncIterator()
+                return await refusal.next() != nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(10))
+                return false
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? false
+        }
+        guard refusedInTime else {
+            // Both loops wait, one of them on a continuation nobody holds: they cannot be awaited.
+            Issue.record("neither loop was refused within 10 s")
+            return
+        }
+        writer.append(Data("one".utf8))
+        writer.append(Data("two".utf8))
+        writer.finish()
+        var delivered: [[String]] = []
+        var failures: [NALError] = []
+        for reader in readers {
+            switch await reader.value {
+            case .success(let chunks): delivered.append(chunks)
+            case .failure(let error): failures.append(error)
+            }
+        }
+        #expect(delivered == [["one", "two"]])
+        guard failures.count == 1, case .streamAlreadyBeingRead = failures[0] else {
+            Issue.record("expected one streamAlreadyBeingRead, got \(failures)")
+            return
+        }
     }
 
     @Test("a producer waiting for capacity stops waiting when its task is cancelled")
@@ -126,6 +181,9 @@ struct ClientStreamingTests {
                 return
             }
             #expect(failure.response.string() == "not json")
+            // Lines are counted from 1, the empty one included.
+            #expect(failure.line == 5)
+            #expect("\(error)".contains("from line 5 "))
         }
         #expect(values == [Message(n: 1), Message(n: 2), Message(n: 3)])
     }
@@ -323,8 +381,14 @@ struct ClientStreamingTests {
         let policy = ReconnectionPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(30))
         #expect(policy.delay(afterFailures: 1, serverRetry: nil) == .seconds(1))
         #expect(policy.delay(afterFailures: 3, serverRetry: nil) == .seconds(4))
-        #expect(policy.delay(afterFailures: 1, serverRetry: .zero) == .zero)
+        // `retry: 0` waits the minimum, 100 ms, even after a connection that delivered events.
+        #expect(policy.delay(afterFailures: 1, serverRetry: .zero) == .milliseconds(100))
         #expect(policy.delay(afterFailures: 2, serverRetry: .zero) == .milliseconds(200))
+        #expect(policy.delay(afterFailures: 1, serverRetry: .milliseconds(30)) == .milliseconds(100))
+        // A caller may choose no minimum; a server cannot.
+        let eager = ReconnectionPolicy(initialDelay: .zero, minimumDelay: .zero)
+        #expect(eager.delay(afterFailures: 1, serverRetry: .zero) == .zero)
+        #expect(eager.delay(afterFailures: 2, serverRetry: .zero) == .milliseconds(200))
         #expect(policy.delay(afterFailures: 1, serverRetry: .seconds(3600)) == .seconds(30))
         #expect(policy.delay(afterFailures: .max, serverRetry: nil) == .seconds(30))
         // A maximum of millennia: waits past 292 years (Int64 nanoseconds) are computed, not trapped on.

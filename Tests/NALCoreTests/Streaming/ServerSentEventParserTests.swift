@@ -165,6 +165,34 @@ struct ServerSentEventParserTests {
         #expect(events == [ServerSentEvent(data: "end")])
     }
 
+    @Test("an overlong comment, retry or unknown field is skipped; an overlong data, event or id drops its event")
+    func overlongLinesByField() {
+        let long = String(repeating: "x", count: 200)
+        let skipped = [
+            ":\(long)", ": \(long)", "retry: \(long)", "retry:\(String(repeating: "1", count: 200))",
+            "unknown: \(long)", long, "\u{FEFF}:\(long)",
+        ]
+        for line in skipped {
+            let input = Array("data: kept\n\(line)\ndata: too\n\n".utf8)
+            // Whole, and cut at every byte: the start of the line decides, wherever the chunk ends.
+            for cut in 0...input.count {
+                var parser = ServerSentEventParser(maximumEventSize: 64)
+                let events = parser.parse(Array(input[..<cut])) + parser.parse(Array(input[cut...]))
+                #expect(events == [ServerSentEvent(data: "kept\ntoo")], "\(line.prefix(12)) cut at \(cut)")
+                #expect(parser.droppedEvents == 0)
+            }
+        }
+        for field in ["data", "event", "id"] {
+            let input = Array("data: lost\n\(field): \(long)\n\ndata: next\n\n".utf8)
+            for cut in 0...input.count {
+                var parser = ServerSentEventParser(maximumEventSize: 64)
+                let events = parser.parse(Array(input[..<cut])) + parser.parse(Array(input[cut...]))
+                #expect(events == [ServerSentEvent(data: "next")], "\(field) cut at \(cut)")
+                #expect(parser.droppedEvents == 1)
+            }
+        }
+    }
+
     @Test(
         "encoded events parse back to themselves",
         arguments: [
