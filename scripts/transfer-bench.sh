@@ -54,6 +54,10 @@ cmp -s "$WORK/stub.bin" "$WORK/stub-copy.bin" || { echo "FAIL the stub download 
 rm -f "$WORK/stub-copy.bin"
 
 check "stream $((SIZE >> 20)) MiB, slow consumer" "$("$BENCH" transfer stream "$BASE/source/$SIZE" 200)" 32
+# For comparison, not gated: what URLSession alone adds to the same transfer when its delegate only counts.
+bare=$("$BENCH" transfer bare "$BASE/source/$SIZE")
+printf 'info %-28s peak RSS growth %4d MiB, %5s MB/s (URLSession alone)\n' "bare data task $((SIZE >> 20)) MiB" \
+    $(( $(field "$bare" peakGrowthBytes) >> 20 )) "$(field "$bare" megabytesPerSecond | cut -d. -f1)"
 
 throughput_line() {  # label, report
     local ratio verdict=ok nal bare

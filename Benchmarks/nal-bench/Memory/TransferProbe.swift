@@ -19,6 +19,8 @@ import NALStubbing
 ///   second (slower than the server): what it has not taken waits on disk, and peak RSS growth stays bounded.
 /// - `stream-throughput URL ROUNDS`: `Client.stream` with a consumer that only counts bytes, against the bare data
 ///   task, in interleaved rounds.
+/// - `bare URL`: the bare data task alone, whose delegate only counts bytes: the peak RSS growth that URLSession
+///   itself brings to a transfer of that size, for comparison.
 enum TransferProbe {
     struct Target: RemoteService {
         var baseURL: URL
@@ -48,9 +50,12 @@ enum TransferProbe {
     static let usage =
         "transfer upload|multipart URL FILE | download URL DESTINATION | "
         + "stub-download FILE DESTINATION | throughput URL DESTINATION ROUNDS | stream URL MBPS | "
-        + "stream-throughput URL ROUNDS"
+        + "stream-throughput URL ROUNDS | bare URL"
 
     static func run(_ arguments: [String]) async throws(BenchOptions.UsageError) -> Int32 {
+        if arguments.count == 2, arguments[0] == "bare", let url = URL(string: arguments[1]) {
+            return await bare(url)
+        }
         guard let mode = arguments.first, arguments.count >= 3 else { throw BenchOptions.UsageError(message: usage) }
         if mode == "stream" || mode == "stream-throughput" {
             guard arguments.count == 3, let url = URL(string: arguments[1]), let number = Int(arguments[2]), number > 0
@@ -121,6 +126,22 @@ enum TransferProbe {
             Report(
                 mode: mode, bytes: bytes, seconds: seconds, megabytesPerSecond: Double(bytes) / seconds / 1e6,
                 peakGrowthBytes: ProcessMemory.peakBytes() - before, outcome: outcome))
+    }
+
+    private static func bare(_ url: URL) async -> Int32 {
+        let counter = ByteCounter()
+        let session = URLSession(configuration: .ephemeral, delegate: counter, delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
+        let before = ProcessMemory.residentBytes()
+        ProcessMemory.resetPeak()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let bytes = await counter.run(session.dataTask(with: url))
+        let seconds = Double((clock.now - start).nanoseconds) / 1e9
+        return print(
+            Report(
+                mode: "bare", bytes: bytes, seconds: seconds, megabytesPerSecond: Double(bytes) / seconds / 1e6,
+                peakGrowthBytes: ProcessMemory.peakBytes() - before, outcome: "counted"))
     }
 
     private static func throughput(_ url: URL, destination: URL, rounds: Int) async -> Int32 {

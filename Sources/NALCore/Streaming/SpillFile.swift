@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -68,6 +69,9 @@ final class SpillFile: @unchecked Sendable {
         }
         if let failure { throw Self.failure(failure, url) }
         end += Int64(data.count)
+        #if os(Linux)
+            if end / Self.releaseStep != start / Self.releaseStep { Self.trimHeap() }
+        #endif
         return Extent(offset: start, count: data.count)
     }
 
@@ -82,25 +86,23 @@ final class SpillFile: @unchecked Sendable {
     }
 
     private func readNow(_ extent: Extent) -> Result<Data, NALError> {
-        var data = Data(count: extent.count)
+        guard extent.count > 0 else { return .success(Data()) }
+        guard let buffer = ReadBuffer(count: extent.count) else { return .failure(Self.failure(ENOMEM, url)) }
         var read = 0
-        let failure: Int32? = data.withUnsafeMutableBytes { bytes -> Int32? in
-            guard let base = bytes.baseAddress else { return nil }
-            while read < bytes.count {
-                let result = pread(descriptor, base + read, bytes.count - read, off_t(extent.offset) + off_t(read))
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                // The producer wrote this range before handing it over: a short file is a broken file system.
-                if result == 0 { return EIO }
-                read += result
+        while read < extent.count {
+            let result = pread(
+                descriptor, buffer.base + read, extent.count - read, off_t(extent.offset) + off_t(read))
+            if result < 0, errno == EINTR { continue }
+            // The producer wrote this range before handing it over: a short file is a broken file system.
+            guard result > 0 else {
+                let code = result < 0 ? errno : EIO
+                buffer.discard()
+                return .failure(Self.failure(code, url))
             }
-            return nil
+            read += result
         }
-        if let failure { return .failure(Self.failure(failure, url)) }
         release(upTo: extent.offset + Int64(extent.count))
-        return .success(data)
+        return .success(buffer.data())
     }
 
     /// Frees the disk blocks of what the consumer has read (a hole punched in the file; its size stays).
@@ -111,8 +113,33 @@ final class SpillFile: @unchecked Sendable {
             // body ends; nothing else depends on it.
             _ = Self.punchHole?(descriptor, 0x02 | 0x01, off_t(released), off_t(offset - released))
             released = offset
+            Self.trimHeap()
         #endif
     }
+
+    #if os(Linux)
+        /// Gives the heap's free pages back to the system, every 8 MiB spilled or read, at most ten times a second
+        /// in the process.
+        ///
+        /// While a consumer lags, URLSession's threads allocate each chunk in their own malloc arena and free it once
+        /// spilled; glibc keeps those pages, and a 1 GiB stream grew peak RSS by 34 to 48 MiB though under 3 MiB
+        /// was in use (malloc_stats). With trimming (and mapped read buffers) it grew 17 to 30 MiB.
+        private static func trimHeap() {
+            let now = DispatchTime.now().uptimeNanoseconds
+            let last = lastTrim.load(ordering: .relaxed)
+            guard now &- last >= 100_000_000,
+                lastTrim.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
+            else { return }
+            _ = mallocTrim?(0)
+        }
+
+        private static let lastTrim = Atomic<UInt64>(0)
+        private typealias MallocTrim = @convention(c) (Int) -> Int32
+        /// glibc's `malloc_trim`, looked up so that another C library (musl) simply goes without.
+        private static let mallocTrim: MallocTrim? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim").map {
+            unsafeBitCast($0, to: MallocTrim.self)
+        }
+    #endif
 
     #if os(Linux)
         /// glibc's `fallocate`, which Swift's Glibc module does not import.
