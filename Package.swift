@@ -22,7 +22,10 @@ let package = Package(
         // Text and byte helpers with no NAL types (HTTP tokens, header lookup, form fields, SHA-256), shared by the
         // modules; not a product, so no user imports it.
         .target(name: "NALSupport", swiftSettings: strictSettings),
-        .target(name: "NALCore", dependencies: ["NALLogging", "NALSupport"], swiftSettings: strictSettings),
+        // NAL's own declarations of the libcurl functions CurlTransport calls, resolved at run time from the
+        // libcurl FoundationNetworking links: no headers, no link step, nothing to install. Not a product.
+        .target(name: "CCurl"),
+        .target(name: "NALCore", dependencies: ["NALLogging", "NALSupport", "CCurl"], swiftSettings: strictSettings),
         .target(name: "NALMiddleware", dependencies: ["NALCore", "NALLogging"], swiftSettings: strictSettings),
         .target(
             name: "NALStubbing", dependencies: ["NALCore", "NALLogging", "NALSupport"], swiftSettings: strictSettings),

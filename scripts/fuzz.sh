@@ -4,7 +4,8 @@
 #
 #   scripts/fuzz.sh                   every target for 30 s
 #   scripts/fuzz.sh TARGET [SECONDS]  one target (see Fuzz/Targets/FuzzTargets.swift), or "all"
-#   NAL_FUZZ_JOBS=N                   run N targets at once (default 1)
+#   NAL_FUZZ_RUNS=N                   stop each target after N executions (SECONDS still caps it); for long runs:
+#                                     NAL_FUZZ_RUNS=10000000 scripts/fuzz.sh tail 3600
 #
 # Each target checks properties, not only "no crash" (a loaded .tail written again loads the same, a form encoded
 # then read gives the same fields, a redacted output never holds the secret...). Seeds come from Fuzz/Corpus/<target>
@@ -41,7 +42,7 @@ for target in $targets; do
     # -detect_leaks=0: corelibs-foundation's NSRegularExpression leaks ~500 bytes for some patterns (in
     # _CFRegularExpressionCreate, found by the tail target); LeakSanitizer would call that a crash of ours.
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} NAL_FUZZ_TARGET=$target "$FUZZER" -max_total_time="$SECONDS_EACH" \
-        -print_final_stats=1 -timeout=10 -detect_leaks=0 \
+        ${NAL_FUZZ_RUNS:+-runs=$NAL_FUZZ_RUNS} -print_final_stats=1 -timeout=10 -detect_leaks=0 \
         -rss_limit_mb=4096 -artifact_prefix="$SCRATCH/crashes/$target-" \
         "$SCRATCH/corpus/$target" "Fuzz/Corpus/$target" > "$log" 2>&1
     status=$?

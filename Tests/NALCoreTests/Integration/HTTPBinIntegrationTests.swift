@@ -6,10 +6,11 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// URLSessionTransport and Client against a real httpbin on 127.0.0.1.
-@Suite("Integration: URLSession against httpbin", .enabled(if: HTTPBin.url != nil, HTTPBin.skipReason))
+/// The Client and its transport (URLSession, or CurlTransport with NAL_TEST_TRANSPORT=curl) against a real httpbin
+/// on 127.0.0.1.
+@Suite("Integration: transport against httpbin", .enabled(if: HTTPBin.url != nil, HTTPBin.skipReason))
 struct HTTPBinIntegrationTests {
-    let client = Client<TestEndpoint>()
+    let client = Client<TestEndpoint>(transport: TestTransports.make())
 
     /// httpbin's echo of a request, decoded as typed values.
     struct Echo: Decodable {
@@ -92,7 +93,7 @@ struct HTTPBinIntegrationTests {
     )
     func validation(status: Int, validation: RequestValidation, accepted: Bool) async throws {
         // 302 must be seen as is, so redirects are not followed here.
-        let client = Client<TestEndpoint>(transport: URLSessionTransport(redirectPolicy: .doNotFollow))
+        let client = Client<TestEndpoint>(transport: TestTransports.make(redirectPolicy: .doNotFollow))
         do {
             let response = try await client.request(HTTPBin.endpoint("status/\(status)", validation: validation))
             #expect(accepted, "status \(status) passed \(validation)")
@@ -142,7 +143,7 @@ struct HTTPBinIntegrationTests {
 
     @Test("a custom redirect policy sees the proposed request")
     func customRedirectPolicy() async throws {
-        let transport = URLSessionTransport(
+        let transport = TestTransports.make(
             redirectPolicy: .custom { _, proposed in
                 proposed.url?.path == "/get" ? nil : proposed
             })

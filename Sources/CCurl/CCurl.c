@@ -1,0 +1,190 @@
+#include "CCurl.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+// libcurl's calling conventions, declared in our words. curl_easy_setopt, curl_easy_getinfo and
+// curl_multi_setopt are variadic: they are called through variadic pointers here, so that each argument travels as
+// the C ABI says, whatever its type.
+typedef void *(*easy_init_fn)(void);
+typedef void (*easy_cleanup_fn)(void *);
+typedef int (*easy_setopt_fn)(void *, int, ...);
+typedef int (*easy_getinfo_fn)(void *, int, ...);
+typedef int (*easy_pause_fn)(void *, int);
+typedef const char *(*easy_strerror_fn)(int);
+typedef void *(*slist_append_fn)(void *, const char *);
+typedef void (*slist_free_all_fn)(void *);
+typedef void *(*multi_init_fn)(void);
+typedef int (*multi_cleanup_fn)(void *);
+typedef int (*multi_setopt_fn)(void *, int, ...);
+typedef int (*multi_handle_fn)(void *, void *);
+typedef int (*multi_perform_fn)(void *, int *);
+typedef int (*multi_poll_fn)(void *, void *, unsigned int, int, int *);
+typedef int (*multi_wakeup_fn)(void *);
+typedef void *(*multi_info_read_fn)(void *, int *);
+typedef int (*global_init_fn)(long);
+typedef char *(*version_fn)(void);
+typedef void *(*version_info_fn)(int);
+
+// The start of libcurl's CURLMsg: what finished, the easy handle, and (for a finished transfer) its result code in a
+// union the size of a pointer.
+struct message_layout {
+    int kind;
+    void *easy;
+    union {
+        void *unused;
+        int result;
+    } data;
+};
+enum { message_done = 1 };
+
+// The start of libcurl's curl_version_info_data, up to its feature bits.
+struct version_layout {
+    int age;
+    const char *version;
+    unsigned int version_num;
+    const char *host;
+    int features;
+};
+enum { feature_http2 = 1 << 16 };
+
+static struct {
+    easy_init_fn easy_init;
+    easy_cleanup_fn easy_cleanup;
+    easy_setopt_fn easy_setopt;
+    easy_getinfo_fn easy_getinfo;
+    easy_pause_fn easy_pause;
+    easy_strerror_fn easy_strerror;
+    slist_append_fn slist_append;
+    slist_free_all_fn slist_free_all;
+    multi_init_fn multi_init;
+    multi_cleanup_fn multi_cleanup;
+    multi_setopt_fn multi_setopt;
+    multi_handle_fn multi_add_handle;
+    multi_handle_fn multi_remove_handle;
+    multi_perform_fn multi_perform;
+    multi_poll_fn multi_poll;
+    multi_wakeup_fn multi_wakeup;
+    multi_info_read_fn multi_info_read;
+    version_fn version;
+    version_info_fn version_info;
+} api;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static char load_failure[512];
+static int loaded;
+
+static void *resolve(void *library, const char *name, const char *path) {
+    void *symbol = dlsym(library, name);
+    if (symbol == NULL && load_failure[0] == 0) {
+        snprintf(load_failure, sizeof load_failure,
+                 "%s has no %s: CurlTransport needs libcurl 7.68 or later (curl_multi_poll and curl_multi_wakeup)",
+                 path, name);
+    }
+    return symbol;
+}
+
+static void load(void) {
+    const char *path = getenv("NAL_LIBCURL");
+    if (path == NULL || path[0] == 0) path = "libcurl.so.4";
+    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        const char *reason = dlerror();
+        snprintf(load_failure, sizeof load_failure, "libcurl could not be loaded from %s: %s", path,
+                 reason ? reason : "unknown reason");
+        return;
+    }
+    global_init_fn global_init = (global_init_fn)resolve(library, "curl_global_init", path);
+    api.easy_init = (easy_init_fn)resolve(library, "curl_easy_init", path);
+    api.easy_cleanup = (easy_cleanup_fn)resolve(library, "curl_easy_cleanup", path);
+    api.easy_setopt = (easy_setopt_fn)resolve(library, "curl_easy_setopt", path);
+    api.easy_getinfo = (easy_getinfo_fn)resolve(library, "curl_easy_getinfo", path);
+    api.easy_pause = (easy_pause_fn)resolve(library, "curl_easy_pause", path);
+    api.easy_strerror = (easy_strerror_fn)resolve(library, "curl_easy_strerror", path);
+    api.slist_append = (slist_append_fn)resolve(library, "curl_slist_append", path);
+    api.slist_free_all = (slist_free_all_fn)resolve(library, "curl_slist_free_all", path);
+    api.multi_init = (multi_init_fn)resolve(library, "curl_multi_init", path);
+    api.multi_cleanup = (multi_cleanup_fn)resolve(library, "curl_multi_cleanup", path);
+    api.multi_setopt = (multi_setopt_fn)resolve(library, "curl_multi_setopt", path);
+    api.multi_add_handle = (multi_handle_fn)resolve(library, "curl_multi_add_handle", path);
+    api.multi_remove_handle = (multi_handle_fn)resolve(library, "curl_multi_remove_handle", path);
+    api.multi_perform = (multi_perform_fn)resolve(library, "curl_multi_perform", path);
+    api.multi_poll = (multi_poll_fn)resolve(library, "curl_multi_poll", path);
+    api.multi_wakeup = (multi_wakeup_fn)resolve(library, "curl_multi_wakeup", path);
+    api.multi_info_read = (multi_info_read_fn)resolve(library, "curl_multi_info_read", path);
+    api.version = (version_fn)resolve(library, "curl_version", path);
+    api.version_info = (version_info_fn)resolve(library, "curl_version_info", path);
+    if (load_failure[0] != 0) return;
+    // CURL_GLOBAL_ALL. Reference-counted in libcurl, so FoundationNetworking's own call is unaffected.
+    int status = global_init(3);
+    if (status != 0) {
+        snprintf(load_failure, sizeof load_failure, "curl_global_init failed with code %d", status);
+        return;
+    }
+    loaded = 1;
+}
+
+const char *nal_curl_load(void) {
+    pthread_once(&load_once, load);
+    return loaded ? NULL : load_failure;
+}
+
+const char *nal_curl_version(void) { return api.version(); }
+
+int nal_curl_supports_http2(void) {
+    // CURLVERSION_NOW is the age the caller knows; every age has the fields read here.
+    const struct version_layout *info = api.version_info(0);
+    return info != NULL && (info->features & feature_http2) != 0;
+}
+
+void *nal_curl_easy_init(void) { return api.easy_init(); }
+void nal_curl_easy_cleanup(void *easy) { api.easy_cleanup(easy); }
+int nal_curl_easy_setopt_long(void *easy, int option, long value) { return api.easy_setopt(easy, option, value); }
+int nal_curl_easy_setopt_offset(void *easy, int option, int64_t value) {
+    return api.easy_setopt(easy, option, value);
+}
+int nal_curl_easy_setopt_pointer(void *easy, int option, const void *value) {
+    return api.easy_setopt(easy, option, value);
+}
+int nal_curl_easy_setopt_data_callback(void *easy, int option, nal_curl_data_callback callback) {
+    return api.easy_setopt(easy, option, callback);
+}
+int nal_curl_easy_setopt_read_callback(void *easy, int option, nal_curl_read_callback callback) {
+    return api.easy_setopt(easy, option, callback);
+}
+int nal_curl_easy_setopt_progress_callback(void *easy, int option, nal_curl_progress_callback callback) {
+    return api.easy_setopt(easy, option, callback);
+}
+int nal_curl_easy_getinfo_long(void *easy, int info, long *value) { return api.easy_getinfo(easy, info, value); }
+int nal_curl_easy_pause(void *easy, int bitmask) { return api.easy_pause(easy, bitmask); }
+const char *nal_curl_easy_strerror(int code) { return api.easy_strerror(code); }
+
+void *nal_curl_slist_append(void *list, const char *text) { return api.slist_append(list, text); }
+void nal_curl_slist_free_all(void *list) { api.slist_free_all(list); }
+
+void *nal_curl_multi_init(void) { return api.multi_init(); }
+int nal_curl_multi_cleanup(void *multi) { return api.multi_cleanup(multi); }
+int nal_curl_multi_setopt_long(void *multi, int option, long value) {
+    return api.multi_setopt(multi, option, value);
+}
+int nal_curl_multi_add_handle(void *multi, void *easy) { return api.multi_add_handle(multi, easy); }
+int nal_curl_multi_remove_handle(void *multi, void *easy) { return api.multi_remove_handle(multi, easy); }
+int nal_curl_multi_perform(void *multi, int *running) { return api.multi_perform(multi, running); }
+int nal_curl_multi_poll(void *multi, int timeout_ms, int *ready) {
+    return api.multi_poll(multi, NULL, 0, timeout_ms, ready);
+}
+int nal_curl_multi_wakeup(void *multi) { return api.multi_wakeup(multi); }
+
+int nal_curl_multi_next_done(void *multi, nal_curl_done *done) {
+    int waiting = 0;
+    const struct message_layout *message;
+    while ((message = api.multi_info_read(multi, &waiting)) != NULL) {
+        if (message->kind != message_done) continue;
+        done->easy = message->easy;
+        done->result = message->data.result;
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,62 @@
+#ifndef NAL_CCURL_H
+#define NAL_CCURL_H
+
+// NAL's own declarations of the few libcurl functions CurlTransport uses. Nothing here includes libcurl's headers or
+// links libcurl: the library FoundationNetworking already links (libcurl.so.4) is opened at run time, so a machine
+// without libcurl's development files builds NAL. Handles are opaque pointers; numbers for options, infos and
+// result codes live in Swift (CurlOption, CurlInfo, CurlCode). Every function but nal_curl_load must be called only
+// after nal_curl_load returned NULL.
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Receives bytes from libcurl (body or header lines): returns how many it took; anything else stops the transfer.
+typedef size_t (*nal_curl_data_callback)(char *bytes, size_t size, size_t count, void *context);
+/// Gives libcurl up to size * count bytes of request body: returns how many it wrote, 0 at the end.
+typedef size_t (*nal_curl_read_callback)(char *buffer, size_t size, size_t count, void *context);
+/// Reports progress; non-zero stops the transfer.
+typedef int (*nal_curl_progress_callback)(void *context, int64_t download_total, int64_t downloaded,
+                                          int64_t upload_total, int64_t uploaded);
+
+/// A finished transfer, as libcurl's multi interface reports it.
+typedef struct nal_curl_done {
+    void *easy;
+    int result;
+} nal_curl_done;
+
+/// Opens libcurl once per process (the library named by the NAL_LIBCURL environment variable, else libcurl.so.4),
+/// resolves every function below and initialises it. Returns NULL when it is ready, or a sentence saying what is
+/// missing; the answer is the same on every call.
+const char *nal_curl_load(void);
+/// libcurl's version text, such as "libcurl/7.88.1 OpenSSL/3.0.19 zlib/1.2.13 nghttp2/1.52.0".
+const char *nal_curl_version(void);
+/// Whether the loaded libcurl can speak HTTP/2.
+int nal_curl_supports_http2(void);
+
+void *nal_curl_easy_init(void);
+void nal_curl_easy_cleanup(void *easy);
+int nal_curl_easy_setopt_long(void *easy, int option, long value);
+int nal_curl_easy_setopt_offset(void *easy, int option, int64_t value);
+int nal_curl_easy_setopt_pointer(void *easy, int option, const void *value);
+int nal_curl_easy_setopt_data_callback(void *easy, int option, nal_curl_data_callback callback);
+int nal_curl_easy_setopt_read_callback(void *easy, int option, nal_curl_read_callback callback);
+int nal_curl_easy_setopt_progress_callback(void *easy, int option, nal_curl_progress_callback callback);
+int nal_curl_easy_getinfo_long(void *easy, int info, long *value);
+int nal_curl_easy_pause(void *easy, int bitmask);
+const char *nal_curl_easy_strerror(int code);
+
+void *nal_curl_slist_append(void *list, const char *text);
+void nal_curl_slist_free_all(void *list);
+
+void *nal_curl_multi_init(void);
+int nal_curl_multi_cleanup(void *multi);
+int nal_curl_multi_setopt_long(void *multi, int option, long value);
+int nal_curl_multi_add_handle(void *multi, void *easy);
+int nal_curl_multi_remove_handle(void *multi, void *easy);
+int nal_curl_multi_perform(void *multi, int *running);
+int nal_curl_multi_poll(void *multi, int timeout_ms, int *ready);
+int nal_curl_multi_wakeup(void *multi);
+/// Takes the next finished transfer; returns 0 when there is none.
+int nal_curl_multi_next_done(void *multi, nal_curl_done *done);
+
+#endif

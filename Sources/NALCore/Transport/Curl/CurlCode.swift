@@ -1,0 +1,39 @@
+#if os(Linux)
+    import CCurl
+    import Foundation
+
+    /// What a libcurl result code means for a caller: the `URLError` that URLSession reports for the same failure, so
+    /// that code written against either transport handles both.
+    enum CurlCode {
+        static func urlError(_ code: Int32, url: URL?) -> URLError {
+            var userInfo: [String: Any] = [NSLocalizedDescriptionKey: message(code)]
+            if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+            return URLError(errorCode(code), userInfo: userInfo)
+        }
+
+        /// libcurl's own sentence for `code`.
+        static func message(_ code: Int32) -> String {
+            guard let text = nal_curl_easy_strerror(code) else { return "libcurl error \(code)" }
+            return "\(String(cString: text)) (libcurl error \(code))"
+        }
+
+        private static func errorCode(_ code: Int32) -> URLError.Code {
+            switch code {
+            case 1: .unsupportedURL
+            case 3: .badURL
+            case 5, 6: .cannotFindHost
+            case 7: .cannotConnectToHost
+            case 8: .badServerResponse
+            case 16, 18, 52, 55, 56, 92: .networkConnectionLost
+            case 27: .cannotLoadFromNetwork
+            case 28: .timedOut
+            case 35, 53, 54, 58, 59, 64, 66, 80, 83, 90, 91: .secureConnectionFailed
+            case 60, 77: .serverCertificateUntrusted
+            case 61: .cannotDecodeContentData
+            case 42: .cancelled
+            case 47: .httpTooManyRedirects
+            default: .unknown
+            }
+        }
+    }
+#endif

@@ -1,0 +1,56 @@
+#if os(Linux)
+    /// The libcurl option numbers CurlTransport sets, as libcurl's ABI defines them (type base plus index:
+    /// 0 for long, 10000 for pointers, 20000 for functions, 30000 for 64-bit offsets).
+    enum CurlOption: Int32 {
+        case writeData = 10001
+        case url = 10002
+        case readData = 10009
+        case writeFunction = 20011
+        case readFunction = 20012
+        case httpHeader = 10023
+        case headerData = 10029
+        case headerFunction = 20079
+        case customRequest = 10036
+        case noProgress = 43
+        case noBody = 44
+        case upload = 46
+        case post = 47
+        case followLocation = 52
+        case verifyPeer = 64
+        case httpGet = 80
+        case verifyHost = 81
+        case httpVersion = 84
+        case noSignal = 99
+        case acceptEncoding = 10102
+        case infileSizeLarge = 30115
+        case postFieldSizeLarge = 30120
+        case copyPostFields = 10165
+        case transferInfoData = 10057
+        case transferInfoFunction = 20219
+        case tcpKeepAlive = 213
+        case protocols = 10318
+        case redirectProtocols = 10319
+    }
+
+    /// The libcurl multi-handle options CurlTransport sets.
+    enum CurlMultiOption: Int32 {
+        case pipelining = 3
+        case maximumHostConnections = 7
+    }
+
+    /// Values for some of those options.
+    enum CurlValue {
+        /// `CURL_HTTP_VERSION_2TLS`: HTTP/2 over TLS when ALPN agrees, HTTP/1.1 otherwise.
+        static let http2OverTLS = 4
+        /// `CURL_HTTP_VERSION_1_1`.
+        static let http11 = 2
+        /// `CURLPIPE_MULTIPLEX`: several HTTP/2 streams on one connection.
+        static let multiplex = 2
+        /// `CURLINFO_RESPONSE_CODE`: a long.
+        static let responseCodeInfo: Int32 = 0x20_0002
+        /// `CURLE_OK`, `CURLM_OK`.
+        static let ok: Int32 = 0
+        /// `CURLPAUSE_CONT`.
+        static let resume: Int32 = 0
+    }
+#endif

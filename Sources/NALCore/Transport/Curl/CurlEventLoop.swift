@@ -1,0 +1,142 @@
+#if os(Linux)
+    import CCurl
+    import Foundation
+    import NALLogging
+
+    /// The thread that drives libcurl's multi interface for one `CurlTransport`: it adds and removes handles, runs
+    /// `curl_multi_perform`, hands finished transfers their result, and ends transfers that have been idle too long.
+    ///
+    /// Everything libcurl is told happens on this thread; other threads only queue commands and wake it with
+    /// `curl_multi_wakeup`. It waits in `curl_multi_poll`, never on a Swift task's thread.
+    final class CurlEventLoop: @unchecked Sendable {
+        private struct Queue: Sendable {
+            var commands: [CurlTransfer] = []
+            var stops: [CurlTransfer] = []
+            var shuttingDown = false
+        }
+
+        // @unchecked: `multi` is used by the loop thread only, apart from `curl_multi_wakeup`, which libcurl allows
+        // from any thread; `running` is the loop thread's alone; `queue` is behind its lock.
+        private let multi: UnsafeMutableRawPointer
+        private let queue = Locked(Queue())
+        /// The transfers whose handles are in the multi handle, by handle; holding them here keeps the pointers the
+        /// callbacks use valid.
+        private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+
+        /// The longest `curl_multi_poll` wait, so that idle deadlines are checked even when nothing happens.
+        private static let longestWait = 250
+
+        init(maximumConnectionsPerHost: Int) throws(NALError) {
+            guard let multi = nal_curl_multi_init() else {
+                throw .transport(CurlCode.urlError(27, url: nil))
+            }
+            self.multi = multi
+            _ = nal_curl_multi_setopt_long(multi, CurlMultiOption.pipelining.rawValue, CurlValue.multiplex)
+            _ = nal_curl_multi_setopt_long(
+                multi, CurlMultiOption.maximumHostConnections.rawValue, max(1, maximumConnectionsPerHost))
+            let thread = Thread { [self] in run() }
+            thread.name = "nal.curl"
+            thread.start()
+        }
+
+        /// Queues `transfer` to start.
+        func start(_ transfer: CurlTransfer) {
+            let refused = queue.withLock { queue -> Bool in
+                guard !queue.shuttingDown else { return true }
+                queue.commands.append(transfer)
+                return false
+            }
+            if refused { transfer.finish(.failure(.cancelled)) }
+            _ = nal_curl_multi_wakeup(multi)
+        }
+
+        /// Queues `transfer` to be removed (its outcome was already set, by a cancellation).
+        func stop(_ transfer: CurlTransfer) {
+            queue.withLock { $0.stops.append(transfer) }
+            _ = nal_curl_multi_wakeup(multi)
+        }
+
+        /// Ends the loop: transfers still running end with `.cancelled`, and the thread frees libcurl's handles.
+        func shutDown() {
+            queue.withLock { $0.shuttingDown = true }
+            _ = nal_curl_multi_wakeup(multi)
+        }
+
+        // MARK: Loop thread
+
+        private func run() {
+            while true {
+                let (starts, stops, shuttingDown) = queue.withLock { queue in
+                    defer {
+                        queue.commands = []
+                        queue.stops = []
+                    }
+                    return (queue.commands, queue.stops, queue.shuttingDown)
+                }
+                for transfer in starts { add(transfer) }
+                for transfer in stops { remove(transfer) }
+                if shuttingDown { break }
+                var active: Int32 = 0
+                _ = nal_curl_multi_perform(multi, &active)
+                var done = nal_curl_done()
+                while nal_curl_multi_next_done(multi, &done) != 0 {
+                    guard let easy = done.easy, let transfer = running[easy] else { continue }
+                    transfer.complete(code: done.result)
+                    remove(transfer)
+                }
+                let wait = endIdleTransfers()
+                var ready: Int32 = 0
+                _ = nal_curl_multi_poll(multi, Int32(wait), &ready)
+            }
+            for transfer in running.values {
+                transfer.finish(.failure(.cancelled))
+                remove(transfer)
+            }
+            // Transfers queued after the last round never started.
+            let late = queue.withLock { queue in
+                defer { queue.commands = [] }
+                return queue.commands
+            }
+            for transfer in late { transfer.finish(.failure(.cancelled)) }
+            _ = nal_curl_multi_cleanup(multi)
+        }
+
+        private func add(_ transfer: CurlTransfer) {
+            guard !transfer.isFinished, let handle = transfer.handle else { return }
+            let code = nal_curl_multi_add_handle(multi, handle)
+            guard code == CurlValue.ok else {
+                return transfer.finish(.failure(.transport(CurlCode.urlError(2, url: transfer.url))))
+            }
+            running[handle] = transfer
+        }
+
+        /// Takes the transfer's handle out of the multi handle and frees it. The callbacks cannot run for it again.
+        private func remove(_ transfer: CurlTransfer) {
+            guard let handle = transfer.handle, running.removeValue(forKey: handle) != nil else { return }
+            _ = nal_curl_multi_remove_handle(multi, handle)
+            transfer.release()
+        }
+
+        /// Fails the transfers that have been idle past their timeout; returns how long to wait for the next
+        /// deadline, in milliseconds.
+        private func endIdleTransfers() -> Int {
+            let now = ContinuousClock.now
+            var wait = Duration.milliseconds(Self.longestWait)
+            for transfer in Array(running.values) {
+                let deadline = transfer.lastActivity + transfer.idleTimeout
+                if deadline <= now {
+                    let seconds =
+                        Double(transfer.idleTimeout.components.seconds)
+                        + Double(transfer.idleTimeout.components.attoseconds) / 1e18
+                    transfer.finish(
+                        .failure(.timedOut(TimeoutFailure(limit: .idle, seconds: seconds, url: transfer.url))))
+                    remove(transfer)
+                } else {
+                    wait = min(wait, deadline - now)
+                }
+            }
+            let milliseconds = wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000
+            return Int(max(1, milliseconds))
+        }
+    }
+#endif

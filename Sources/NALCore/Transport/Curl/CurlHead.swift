@@ -1,0 +1,74 @@
+#if os(Linux)
+    import Foundation
+    import FoundationNetworking
+
+    /// A response head assembled from the lines libcurl hands to the header callback: the status line, the fields,
+    /// and the empty line that ends them. Interim heads (`100 Continue`, `103 Early Hints`) are dropped.
+    struct CurlHead {
+        private(set) var statusCode = 0
+        private(set) var version = "HTTP/1.1"
+        /// Fields in arrival order, a repeated name's values kept apart.
+        private(set) var fields: [(name: String, value: String)] = []
+        /// The final head has ended: the body follows.
+        private(set) var isComplete = false
+
+        /// Takes one line as libcurl hands it over, line ending included.
+        mutating func take(_ rawLine: UnsafeRawBufferPointer) {
+            var line = rawLine[...]
+            while let last = line.last, last == 0x0A || last == 0x0D { line = line.dropLast() }
+            if line.starts(with: "HTTP/".utf8) { return startHead(UnsafeRawBufferPointer(rebasing: line)) }
+            guard statusCode != 0, !isComplete else { return }
+            guard let first = line.first else {
+                // The end of a head: an interim one is followed by another.
+                isComplete = !(100..<200).contains(statusCode)
+                if !isComplete { statusCode = 0 }
+                return
+            }
+            if first == 0x20 || first == 0x09, !fields.isEmpty {
+                // An obsolete folded line continues the last field's value.
+                let more = Self.trimmed(UnsafeRawBufferPointer(rebasing: line))
+                fields[fields.count - 1].value += more.isEmpty ? "" : " " + more
+                return
+            }
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+            let name = Self.trimmed(UnsafeRawBufferPointer(rebasing: line[..<colon]))
+            guard !name.isEmpty else { return }
+            fields.append((name, Self.trimmed(UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]))))
+        }
+
+        private mutating func startHead(_ line: UnsafeRawBufferPointer) {
+            fields = []
+            isComplete = false
+            let parts = line.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: true)
+            version = parts.first.map { String(decoding: $0, as: UTF8.self) } ?? "HTTP/1.1"
+            statusCode = 0
+            guard parts.count >= 2, parts[1].count == 3, parts[1].allSatisfy({ (0x30...0x39).contains($0) }) else {
+                return
+            }
+            statusCode = parts[1].reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        }
+
+        /// The head as Foundation's response, a repeated field's values joined with ", " as URLSession does.
+        func response(for url: URL) -> HTTPURLResponse? {
+            var joined: [String: String] = [:]
+            var names: [String: String] = [:]
+            for (name, value) in fields {
+                let key = name.lowercased()
+                if let existing = names[key] {
+                    joined[existing, default: ""] += ", " + value
+                } else {
+                    names[key] = name
+                    joined[name] = value
+                }
+            }
+            return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: version, headerFields: joined)
+        }
+
+        private static func trimmed(_ bytes: UnsafeRawBufferPointer) -> String {
+            var slice = bytes[...]
+            while let first = slice.first, first == 0x20 || first == 0x09 { slice = slice.dropFirst() }
+            while let last = slice.last, last == 0x20 || last == 0x09 { slice = slice.dropLast() }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: slice), as: UTF8.self)
+        }
+    }
+#endif

@@ -1,0 +1,249 @@
+#if os(Linux)
+    import CCurl
+    import Foundation
+    import FoundationNetworking
+    import NALLogging
+
+    /// One request on libcurl's easy interface: its handle, what the callbacks collect, and how the call ends.
+    ///
+    /// Threading: the handle, `head`, `body` and `lastActivity` belong to the event loop's thread (libcurl calls the
+    /// callbacks from `curl_multi_perform` on it); the outcome is behind a lock, because the caller's cancellation
+    /// may end the call from any thread. The callbacks reach this object through an unretained pointer, which the
+    /// event loop keeps valid by holding the transfer for as long as its handle is in the multi handle.
+    final class CurlTransfer: @unchecked Sendable {
+        typealias Outcome = Result<(HTTPURLResponse, Data), NALError>
+
+        let url: URL
+        let idleTimeout: Duration
+        let limit: Int
+        private(set) var handle: UnsafeMutableRawPointer?
+        private var headerList: UnsafeMutableRawPointer?
+        private var head = CurlHead()
+        private var body = Data()
+        private(set) var lastActivity = ContinuousClock.now
+        private var progress: (sent: Int64, received: Int64) = (0, 0)
+        /// Why a callback stopped the transfer, reported instead of libcurl's generic write error.
+        private var stoppedBecause: NALError?
+        private let outcome = Locked<Completion>(.waiting(nil))
+
+        private enum Completion: Sendable {
+            case waiting(CheckedContinuation<Outcome, Never>?)
+            case finished(Outcome?)
+        }
+
+        /// Builds the easy handle for `request`; throws when libcurl refuses an option.
+        init(_ request: URLRequest, url: URL, idleTimeout: Duration, limit: Int) throws(NALError) {
+            self.url = url
+            self.idleTimeout = idleTimeout
+            self.limit = limit
+            guard let handle = nal_curl_easy_init() else {
+                throw .transport(CurlCode.urlError(27, url: url))
+            }
+            self.handle = handle
+            do {
+                try configure(handle, for: request)
+            } catch {
+                release()
+                throw error
+            }
+        }
+
+        deinit {
+            release()
+        }
+
+        /// Frees the handle and the header list; called by the event loop once the handle left the multi handle.
+        func release() {
+            if let handle { nal_curl_easy_cleanup(handle) }
+            if let headerList { nal_curl_slist_free_all(headerList) }
+            handle = nil
+            headerList = nil
+        }
+
+        // MARK: Setting up
+
+        private func configure(_ handle: UnsafeMutableRawPointer, for request: URLRequest) throws(NALError) {
+            let context = Unmanaged.passUnretained(self).toOpaque()
+            try set(.url, url.absoluteString)
+            try set(.noSignal, 1)
+            // NAL follows redirects itself, with its credential rules; libcurl only speaks HTTP here.
+            try set(.followLocation, 0)
+            try set(.protocols, "http,https")
+            try set(.redirectProtocols, "http,https")
+            try set(.verifyPeer, 1)
+            try set(.verifyHost, 2)
+            try set(.tcpKeepAlive, 1)
+            try set(.httpVersion, nal_curl_supports_http2() != 0 ? CurlValue.http2OverTLS : CurlValue.http11)
+            // Every encoding this libcurl decodes is offered, and the body is inflated before the limit counts it.
+            try set(.acceptEncoding, "")
+            try check(nal_curl_easy_setopt_data_callback(handle, CurlOption.writeFunction.rawValue, curlReceiveBody))
+            try check(nal_curl_easy_setopt_pointer(handle, CurlOption.writeData.rawValue, context))
+            try check(nal_curl_easy_setopt_data_callback(handle, CurlOption.headerFunction.rawValue, curlReceiveHeader))
+            try check(nal_curl_easy_setopt_pointer(handle, CurlOption.headerData.rawValue, context))
+            try set(.noProgress, 0)
+            try check(
+                nal_curl_easy_setopt_progress_callback(
+                    handle, CurlOption.transferInfoFunction.rawValue, curlReportProgress))
+            try check(nal_curl_easy_setopt_pointer(handle, CurlOption.transferInfoData.rawValue, context))
+            try configureMethod(of: request)
+            try configureHeaders(of: request)
+        }
+
+        private func configureMethod(of request: URLRequest) throws(NALError) {
+            let method = request.httpMethod ?? "GET"
+            let body = request.httpBody
+            switch (method, body) {
+            case ("GET", nil): try set(.httpGet, 1)
+            case ("HEAD", _): try set(.noBody, 1)
+            case (_, let body?):
+                // libcurl copies the body, so that nothing of ours has to outlive the call.
+                try set(.postFieldSizeLarge, Int64(body.count))
+                let code = body.withUnsafeBytes { bytes in
+                    // An empty body still needs a pointer, or libcurl would read the body from a callback; a
+                    // static empty string lives as long as the process.
+                    let start = bytes.baseAddress ?? UnsafeRawPointer(Self.emptyBody.utf8Start)
+                    return nal_curl_easy_setopt_pointer(handle, CurlOption.copyPostFields.rawValue, start)
+                }
+                try check(code)
+                if method != "POST" { try set(.customRequest, method) }
+            case (_, nil):
+                try set(.customRequest, method)
+            }
+        }
+
+        private static let emptyBody: StaticString = ""
+
+        private func configureHeaders(of request: URLRequest) throws(NALError) {
+            var lines: [String] = []
+            let fields = request.allHTTPHeaderFields ?? [:]
+            for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+                // libcurl sends "Name;" as a field with an empty value; "Name:" would remove it.
+                lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+            }
+            let has = Set(fields.keys.map { $0.lowercased() })
+            // What libcurl would add on its own and URLSession does not send: no Expect: 100-continue round trip,
+            // and no form Content-Type for a body whose type the caller did not give.
+            if !has.contains("expect") { lines.append("Expect:") }
+            if !has.contains("content-type") { lines.append("Content-Type:") }
+            for line in lines {
+                guard let appended = nal_curl_slist_append(headerList, line) else {
+                    throw .transport(CurlCode.urlError(27, url: url))
+                }
+                headerList = appended
+            }
+            try check(nal_curl_easy_setopt_pointer(handle, CurlOption.httpHeader.rawValue, headerList))
+        }
+
+        private func set(_ option: CurlOption, _ value: Int) throws(NALError) {
+            try check(nal_curl_easy_setopt_long(handle, option.rawValue, value))
+        }
+
+        private func set(_ option: CurlOption, _ value: Int64) throws(NALError) {
+            try check(nal_curl_easy_setopt_offset(handle, option.rawValue, value))
+        }
+
+        private func set(_ option: CurlOption, _ value: String) throws(NALError) {
+            // libcurl copies string options when they are set.
+            let code = value.withCString { nal_curl_easy_setopt_pointer(handle, option.rawValue, $0) }
+            try check(code)
+        }
+
+        private func check(_ code: Int32) throws(NALError) {
+            guard code != CurlValue.ok else { return }
+            throw .transport(CurlCode.urlError(code, url: url))
+        }
+
+        // MARK: Callbacks (event loop thread)
+
+        fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+            lastActivity = .now
+            guard body.count + bytes.count <= limit else {
+                stoppedBecause = .responseTooLarge(limit: limit, url: url)
+                return 0
+            }
+            body.append(contentsOf: bytes)
+            return bytes.count
+        }
+
+        fileprivate func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
+            lastActivity = .now
+            head.take(line)
+            return line.count
+        }
+
+        fileprivate func reportProgress(sent: Int64, received: Int64) -> Int32 {
+            if sent != progress.sent || received != progress.received {
+                progress = (sent, received)
+                lastActivity = .now
+            }
+            return 0
+        }
+
+        // MARK: Ending
+
+        /// Ends the call from the event loop with libcurl's result code.
+        func complete(code: Int32) {
+            if let stoppedBecause { return finish(.failure(stoppedBecause)) }
+            guard code == CurlValue.ok else { return finish(.failure(.transport(CurlCode.urlError(code, url: url)))) }
+            guard head.isComplete, let response = head.response(for: url) else {
+                return finish(.failure(.transport(CurlCode.urlError(8, url: url))))
+            }
+            finish(.success((response, body)))
+        }
+
+        /// Ends the call with `outcome`, once: later calls do nothing.
+        func finish(_ outcome: Outcome) {
+            let waiting = self.outcome.withLock { state -> CheckedContinuation<Outcome, Never>? in
+                guard case .waiting(let continuation) = state else { return nil }
+                state = .finished(continuation == nil ? outcome : nil)
+                return continuation
+            }
+            waiting?.resume(returning: outcome)
+        }
+
+        /// Whether the call has ended.
+        var isFinished: Bool {
+            outcome.withLock { state in
+                if case .finished = state { return true }
+                return false
+            }
+        }
+
+        /// Waits for the outcome.
+        func outcomeWhenFinished() async -> Outcome {
+            await withCheckedContinuation { continuation in
+                let ready = outcome.withLock { state -> Outcome? in
+                    switch state {
+                    case .waiting:
+                        state = .waiting(continuation)
+                        return nil
+                    case .finished(let outcome):
+                        state = .finished(nil)
+                        return outcome ?? .failure(.cancelled)
+                    }
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
+    }
+
+    // The C callbacks: `context` is the transfer, kept alive by the event loop while libcurl may call them.
+
+    private let curlReceiveBody: nal_curl_data_callback = { bytes, size, count, context in
+        guard let context else { return 0 }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+        return transfer.receiveBody(UnsafeRawBufferPointer(start: bytes, count: size &* count))
+    }
+
+    private let curlReceiveHeader: nal_curl_data_callback = { bytes, size, count, context in
+        guard let context else { return 0 }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+        return transfer.receiveHeader(UnsafeRawBufferPointer(start: bytes, count: size &* count))
+    }
+
+    private let curlReportProgress: nal_curl_progress_callback = { context, _, received, _, sent in
+        guard let context else { return 1 }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+        return transfer.reportProgress(sent: sent, received: received)
+    }
+#endif

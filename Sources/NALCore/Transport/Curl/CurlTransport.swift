@@ -1,0 +1,120 @@
+#if os(Linux)
+    import CCurl
+    package import Foundation
+    package import FoundationNetworking
+    import NALLogging
+
+    /// Sends requests with libcurl's multi interface directly, on one event-loop thread, without URLSession's
+    /// queues and delegate hops. Linux only: it opens the libcurl that FoundationNetworking links (`libcurl.so.4`,
+    /// or the file named by `NAL_LIBCURL`) at run time, so nothing has to be installed.
+    ///
+    /// Work in progress (issue 21): plain requests with a body in memory. Uploads from files, downloads to a file,
+    /// streamed bodies and progress events are not supported yet and are refused with `unsupportedRequestType`.
+    ///
+    /// - Connections are reused, at most `maximumConnectionsPerHost` per host; HTTP/2 over TLS when ALPN agrees.
+    /// - TLS is verified. Proxies come from the environment (`http_proxy`, `https_proxy`, `no_proxy`) as libcurl
+    ///   reads them. No cookies are stored or sent unless the request carries a `Cookie` header.
+    /// - NAL follows redirects itself (`RedirectPolicy`), with the same credential rules as `URLSessionTransport`.
+    /// - The idle timeout is enforced by the event loop with millisecond precision; the body limit counts bytes
+    ///   after decompression and ends the transfer at the first byte past it.
+    package final class CurlTransport: Transport {
+        /// The most redirects one call follows.
+        package static let maximumRedirects = URLSessionTransport.maximumRedirects
+
+        private let loop: CurlEventLoop
+        package let maximumResponseSize: Int
+        package let redirectPolicy: RedirectPolicy
+        /// The idle timeout of a request that keeps URLRequest's default of 60 s.
+        package let idleTimeout: TimeInterval
+
+        /// Creates a transport and its event-loop thread; throws `NALError.transport` with `URLError.Code
+        /// .unsupportedURL` and libcurl's loading error when libcurl cannot be loaded.
+        package init(
+            maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
+            redirectPolicy: RedirectPolicy = .follow, idleTimeout: TimeInterval = 60,
+            maximumConnectionsPerHost: Int = 6
+        ) throws(NALError) {
+            try Self.loadLibrary()
+            self.maximumResponseSize = maximumResponseSize
+            self.redirectPolicy = redirectPolicy
+            self.idleTimeout = idleTimeout
+            loop = try CurlEventLoop(maximumConnectionsPerHost: maximumConnectionsPerHost)
+        }
+
+        deinit {
+            loop.shutDown()
+        }
+
+        /// libcurl's version text.
+        package static var libraryVersion: String? {
+            guard nal_curl_load() == nil, let text = nal_curl_version() else { return nil }
+            return String(cString: text)
+        }
+
+        private static func loadLibrary() throws(NALError) {
+            guard let failure = nal_curl_load() else { return }
+            throw .transport(
+                URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: String(cString: failure)]))
+        }
+
+        /// Sends `request`, follows redirects, and collects the whole body.
+        package func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
+            try URLSessionTransport.checkSendable(request)
+            var sent = request
+            switch context.kind {
+            case .data: break
+            case .upload(.data(let data)): sent.httpBody = data
+            case .upload, .download:
+                throw .invalidRequest(.unsupportedRequestType("CurlTransport sends bodies from memory only, for now"))
+            }
+            let idle = try idleTimeout(of: request)
+            let limit = context.options.maximumResponseSize ?? maximumResponseSize
+            let started = (date: Date(), instant: ContinuousClock.now)
+            var redirects = 0
+            while true {
+                let (httpResponse, data) = try await exchange(sent, idleTimeout: idle, limit: limit)
+                guard let next = try followUp(to: sent, after: httpResponse) else {
+                    return Response(
+                        request: request, httpResponse: httpResponse, data: data,
+                        timing: ResponseTiming(start: started.date, duration: .now - started.instant))
+                }
+                redirects += 1
+                guard redirects <= Self.maximumRedirects else {
+                    throw .transport(
+                        URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: next.url as Any]))
+                }
+                sent = next
+            }
+        }
+
+        /// The next request of a redirect chain, checked as any request is, or `nil` to return `response`.
+        private func followUp(to request: URLRequest, after response: HTTPURLResponse) throws(NALError) -> URLRequest? {
+            guard let next = redirectPolicy.nextRequest(after: response, to: request) else { return nil }
+            try URLSessionTransport.checkSendable(next)
+            return next
+        }
+
+        /// One request and its response, without following redirects.
+        private func exchange(
+            _ request: URLRequest, idleTimeout: TimeInterval, limit: Int
+        ) async throws(NALError) -> (HTTPURLResponse, Data) {
+            guard let url = request.url else { throw .invalidRequest(.missingURL) }
+            let transfer = try CurlTransfer(
+                request, url: url, idleTimeout: .milliseconds(Int64((idleTimeout * 1000).rounded(.up))), limit: limit)
+            let outcome = await withTaskCancellationHandler {
+                loop.start(transfer)
+                return await transfer.outcomeWhenFinished()
+            } onCancel: {
+                transfer.finish(.failure(.cancelled))
+                loop.stop(transfer)
+            }
+            return try outcome.get()
+        }
+
+        private func idleTimeout(of request: URLRequest) throws(NALError) -> TimeInterval {
+            guard request.timeoutInterval != 60 else { return idleTimeout }
+            try RequestOptions.validate(request.timeoutInterval, setting: "URLRequest timeoutInterval")
+            return request.timeoutInterval
+        }
+    }
+#endif
