@@ -35,6 +35,8 @@ package final class BodyChannel: Sendable {
         /// Set when the body was stopped from the consumer's side; nothing more is delivered.
         var stopped: NALError?
         var consumer: UnsafeContinuation<Taken, Never>?
+        /// The iterator that read first: the only one that may read, and whose end stops the body.
+        var reader: ObjectIdentifier?
         var capacityWaiters: [Int: UnsafeContinuation<Void, Never>] = [:]
         /// Waiters whose task was cancelled before they registered: they must not wait.
         var cancelledWaiters: Set<Int> = []
@@ -227,6 +229,19 @@ package final class BodyChannel: Sendable {
 
     // MARK: Consumer
 
+    /// Makes `reader` the body's one reader if none is yet; `false` when another iterator reads it.
+    func claim(by reader: ObjectIdentifier) -> Bool {
+        state.withLock { state in
+            if state.reader == nil { state.reader = reader }
+            return state.reader == reader
+        }
+    }
+
+    /// Whether `reader` is the iterator that reads the body.
+    func isRead(by reader: ObjectIdentifier) -> Bool {
+        state.withLock { $0.reader == reader }
+    }
+
     /// The next chunk, or `nil` at the end; throws the body's failure, or `.cancelled` when the calling task is
     /// cancelled (which stops the body).
     func next() async throws(NALError) -> Data? {
@@ -238,8 +253,8 @@ package final class BodyChannel: Sendable {
                 await withUnsafeContinuation { (continuation: UnsafeContinuation<Taken, Never>) in
                     let ready = state.withLock { state -> Taken? in
                         if let ready = take(&state) { return ready }
-                        // One consumer waits at a time: a second one fails at once and the first keeps its place,
-                        // rather than one of them losing a chunk and the other waiting for ever.
+                        // One consumer waits at a time (iterators claim the body; this catches one iterator shared
+                        // by two tasks): the second fails at once and the first keeps its place.
                         guard state.consumer == nil else { return .ready(.failure(.streamAlreadyBeingRead)) }
                         state.consumer = continuation
                         return nil

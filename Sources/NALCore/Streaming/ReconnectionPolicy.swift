@@ -13,7 +13,7 @@ public struct ReconnectionPolicy: Sendable, Equatable {
     /// The shortest wait, whatever the server's `retry:` says (100 ms by default, as a floor against reconnection
     /// storms; Firefox's EventSource keeps 500 ms).
     public var minimumDelay: Duration
-    /// The longest wait.
+    /// The longest wait; at most a year.
     public var maximumDelay: Duration
     /// How much longer each wait is than the last while attempts deliver no event; from 1 to 1,000.
     public var multiplier: Double
@@ -42,19 +42,23 @@ public struct ReconnectionPolicy: Sendable, Equatable {
     /// The wait before reconnection number `failures` in a row (1 for the first after a good connection), given the
     /// server's `retry:` time.
     package func delay(afterFailures failures: Int, serverRetry: Duration?) -> Duration {
-        let base = min(max(serverRetry ?? initialDelay, minimumDelay), maximumDelay)
+        // The properties are public and may hold anything; `Task.sleep` traps past 292 years of nanoseconds.
+        let maximum = min(max(.zero, maximumDelay), Self.longestDelay)
+        let base = min(max(serverRetry ?? initialDelay, minimumDelay, .zero), maximum)
         guard failures > 1 else { return base }
         // Backoff grows from at least `backoffFloor`, so that a server's `retry: 0` cannot make failing attempts a
         // tight loop; computed in closed form, so that a long outage costs nothing to count.
-        let start = max(base, min(Self.backoffFloor, maximumDelay))
-        let seconds = start.seconds * pow(multiplier, Double(min(failures - 1, 1024)))
-        guard seconds.isFinite, seconds < maximumDelay.seconds else { return maximumDelay }
-        // Below the maximum, so within Duration's range: nanoseconds in an Int64 would end at 292 years and trap.
+        let start = max(base, min(Self.backoffFloor, maximum))
+        let growth = multiplier.isFinite ? min(1000, max(1, multiplier)) : 1
+        let seconds = start.seconds * pow(growth, Double(min(failures - 1, 1024)))
+        guard seconds.isFinite, seconds < maximum.seconds else { return maximum }
         return .seconds(seconds)
     }
 
     /// The shortest wait once attempts in a row have failed, whatever the server's `retry:` says.
     static let backoffFloor: Duration = .milliseconds(100)
+    /// The longest wait, whatever the policy says: a year, well within what `Task.sleep` can take.
+    static let longestDelay: Duration = .seconds(365 * 24 * 3600)
 }
 
 extension Duration {

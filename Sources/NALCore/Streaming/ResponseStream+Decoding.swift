@@ -54,6 +54,15 @@ extension ResponseStream {
     }
 }
 
+extension Response {
+    /// This response as something that keeps it without returning it may hold it (middleware, in an error or
+    /// across a wait): a streamed body is read up to its start (64 KiB, or what came within a second) and stopped,
+    /// so that no connection stays open for a body nobody will read. A whole body is kept as it is.
+    package func keepingBodyStart() async -> Response {
+        await ResponseStream.headWithBodyStart(of: self)
+    }
+}
+
 /// The lines of a `ResponseStream`.
 public struct LineSequence: AsyncSequence, Sendable {
     /// What the sequence yields.
@@ -105,7 +114,9 @@ public struct LineSequence: AsyncSequence, Sendable {
                 chunk.withUnsafeBytes { bytes in
                     splitter.feed(bytes) { piece in
                         switch piece {
-                        case .line(let line): lines.append(String(decoding: line, as: UTF8.self))
+                        // The stream ends at an overlong line: what follows it is never delivered.
+                        case .line(let line) where !overlong: lines.append(String(decoding: line, as: UTF8.self))
+                        case .line: break
                         case .overlong: overlong = true
                         }
                     }
@@ -169,10 +180,11 @@ public struct ServerSentEventSequence: AsyncSequence, Sendable {
                     ended = true
                     return nil
                 }
-                let dropped = parser.droppedEvents
                 ready = parser.parse(chunk)
                 nextReady = 0
-                if parser.droppedEvents != dropped {
+                if let kept = parser.eventsBeforeFirstDrop {
+                    // The stream ends at the dropped event: what follows it is never delivered.
+                    ready.removeSubrange(kept...)
                     failure = .responseTooLarge(limit: parser.maximumEventSize, url: stream.response.request.url)
                 }
             }

@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// A response whose body arrives as it is sent: `Client.stream(_:)` returns it once the head has arrived and been
 /// validated.
@@ -13,7 +12,7 @@ import Synchronization
 /// for try await row in stream.jsonLines(of: Row.self) { rows.append(row) }
 /// ```
 ///
-/// A stream is read once, by one loop: a second loop that waits on it while the first does fails at once with
+/// A stream is read once, by one loop: the first iterator that reads it owns it, another one fails at once with
 /// `NALError.streamAlreadyBeingRead`, and the first goes on. Leaving the loop early, cancelling its task, or dropping
 /// the stream unread cancels the request and closes its connection. Iterating throws `NALError`: `.timedOut` when nothing arrives for
 /// the idle timeout (time spent in your loop does not count), `.transport` when the connection breaks, `.cancelled`.
@@ -58,28 +57,23 @@ public struct ResponseStream: AsyncSequence, Sendable {
         }
     }
 
-    /// The consumer's hold on a body: when the last copy of an iterator goes away before the body ended, the body
-    /// is stopped, which cancels its request. An iterator refused because another loop was reading does not stop
-    /// that loop's body when it goes.
+    /// The consumer's hold on a body. The first iterator that reads becomes its one reader; another one fails with
+    /// `streamAlreadyBeingRead` whenever it asks, and the reader goes on. When the last copy of the reader goes
+    /// away before the body ended, the body is stopped, which cancels its request; an iterator that never read
+    /// stops nothing.
     final class Reader: Sendable {
         let body: StreamedBody
-        private let refused = Atomic<Bool>(false)
 
         init(body: StreamedBody) {
             self.body = body
         }
 
         func next() async throws(NALError) -> Data? {
-            do {
-                return try await body.next()
-            } catch {
-                if case .streamAlreadyBeingRead = error { refused.store(true, ordering: .relaxed) }
-                throw error
-            }
+            try await body.next(for: ObjectIdentifier(self))
         }
 
         deinit {
-            if !refused.load(ordering: .relaxed) { body.stop(with: .cancelled) }
+            if body.isRead(by: ObjectIdentifier(self)) { body.stop(with: .cancelled) }
         }
     }
 }

@@ -19,6 +19,16 @@ public struct ServerSentEvent: Sendable, Equatable, Hashable {
         self.retry = retry
     }
 
+    /// Whole milliseconds of `duration`, from 0 up to `Int64.max`: a Duration holds seconds no Int64 of
+    /// milliseconds can.
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 0 }
+        let (scaled, overflowed) = seconds.multipliedReportingOverflow(by: 1000)
+        let (sum, overflowedSum) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        return overflowed || overflowedSum ? .max : sum
+    }
+
     /// The event as a `text/event-stream` block that parses back to it: one `data:` line per line of `data`, an
     /// `event:` line unless the type is `"message"`, and `id:` and `retry:` lines when set. `lastEventID` is written
     /// only when not empty, so it must be repeated by each event that carries it (as stubs do); CR and LF in the
@@ -28,8 +38,7 @@ public struct ServerSentEvent: Sendable, Equatable, Hashable {
         if event != "message" { text += "event: \(Self.singleLine(event))\n" }
         if !lastEventID.isEmpty { text += "id: \(Self.singleLine(lastEventID))\n" }
         if let retry {
-            let milliseconds = retry.components.seconds * 1000 + retry.components.attoseconds / 1_000_000_000_000_000
-            text += "retry: \(max(0, milliseconds))\n"
+            text += "retry: \(Self.milliseconds(retry))\n"
         }
         var line = ""
         var afterCR = false

@@ -31,6 +31,9 @@ public struct ServerSentEventParser: Sendable {
     public private(set) var droppedEvents = 0
     /// The bound for one line and for one event's data, in bytes.
     public let maximumEventSize: Int
+    /// How many events the last `parse` call had dispatched when it dropped its first event, or `nil` when it
+    /// dropped none: the events a sequence delivers before it reports the drop.
+    package private(set) var eventsBeforeFirstDrop: Int?
 
     private var lines: LineSplitter
     private var data: [UInt8] = []
@@ -76,6 +79,7 @@ public struct ServerSentEventParser: Sendable {
 
     package mutating func parse(bytes: UnsafeRawBufferPointer) -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
+        eventsBeforeFirstDrop = nil
         var splitter = lines
         splitter.feed(bytes) { piece in
             switch piece {
@@ -145,6 +149,7 @@ public struct ServerSentEventParser: Sendable {
         lastEventID = idBuffer
         if dropsEvent {
             droppedEvents += 1
+            if eventsBeforeFirstDrop == nil { eventsBeforeFirstDrop = events.count }
             return
         }
         guard hasData else { return }

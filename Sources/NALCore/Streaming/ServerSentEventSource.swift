@@ -72,10 +72,11 @@ public struct ServerSentEventSource<Service: RemoteService>: AsyncSequence, Send
                     continue
                 }
                 chunks = current
-                let dropped = parser.droppedEvents
                 ready = parser.parse(chunk)
                 nextReady = 0
-                if parser.droppedEvents != dropped {
+                if let kept = parser.eventsBeforeFirstDrop {
+                    // The sequence ends at the dropped event: what follows it is never delivered.
+                    ready.removeSubrange(kept...)
                     failure = .responseTooLarge(limit: parser.maximumEventSize, url: url)
                     chunks = nil
                 }
@@ -89,7 +90,16 @@ public struct ServerSentEventSource<Service: RemoteService>: AsyncSequence, Send
 
         private mutating func connect(isolation actor: isolated (any Actor)?) async throws(NALError) {
             var headers: [(name: String, value: String)] = [("Accept", "text/event-stream")]
-            if !parser.lastEventID.isEmpty, Self.isSendable(parser.lastEventID) {
+            if !parser.lastEventID.isEmpty {
+                // Reconnecting without the ID would make the server send everything again.
+                guard Self.isSendable(parser.lastEventID) else {
+                    ended = true
+                    throw .invalidRequest(
+                        .invalidHeaderValue(
+                            name: "Last-Event-ID",
+                            problem: "the stream's last event ID holds a control character, which no header can carry"
+                        ))
+                }
                 headers.append(("Last-Event-ID", parser.lastEventID))
             }
             let stream: ResponseStream
@@ -164,9 +174,9 @@ public struct ServerSentEventSource<Service: RemoteService>: AsyncSequence, Send
             }
         }
 
-        /// Whether an ID can travel in a header: no control character.
+        /// Whether an ID can travel in a header: no control character but HTAB.
         static func isSendable(_ id: String) -> Bool {
-            !id.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+            !id.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }
         }
     }
 }

@@ -83,6 +83,18 @@ public final class StreamedBody: Sendable {
         try await channel.next()
     }
 
+    /// The next chunk for the iterator `reader`, which becomes the body's one reader if it is the first to ask;
+    /// another iterator gets `streamAlreadyBeingRead`.
+    func next(for reader: ObjectIdentifier) async throws(NALError) -> Data? {
+        guard channel.claim(by: reader) else { throw .streamAlreadyBeingRead }
+        return try await channel.next()
+    }
+
+    /// Whether the iterator `reader` is the one that reads the body.
+    func isRead(by reader: ObjectIdentifier) -> Bool {
+        channel.isRead(by: reader)
+    }
+
     /// Stops the body from the consumer's side (see `BodyChannel.stop(with:)`).
     package func stop(with error: NALError) {
         channel.stop(with: error)

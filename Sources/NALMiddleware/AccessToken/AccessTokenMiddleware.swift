@@ -84,8 +84,11 @@ public final class AccessTokenMiddleware: Middleware {
         } catch let failure as TokenRefresher.Failure {
             throw NALError.tokenRefreshFailed(underlying: failure.underlying, response: failure.trigger)
         }
-        let response = try await next(try await authorized(request, scheme: scheme, context: context), context)
-        guard let refresher, needsRefresh(response) else { return response }
+        let answer = try await next(try await authorized(request, scheme: scheme, context: context), context)
+        guard let refresher, needsRefresh(answer) else { return answer }
+        // The 401 is kept (by the refresher, in an error) but never returned: a streamed one keeps the start of its
+        // body and closes its connection.
+        let response = await answer.keepingBodyStart()
         do {
             try await refresher.refresh(replacing: generation, trigger: response)
         } catch let failure as TokenRefresher.Failure {

@@ -89,6 +89,9 @@ public struct RetryMiddleware: Middleware {
             guard attempt < maxAttempts, retryableMethods.contains(method), let reason = retryReason(outcome),
                 let delay = delay(before: attempt + 1, after: outcome, deadline: context.deadline)
             else { return try outcome.get() }
+            // The discarded attempt's streamed body must not hold its connection open through the wait.
+            let discarded = (try? outcome.get()) ?? outcome.failureResponse
+            discarded?.streamedBody?.stop(with: .cancelled)
             MiddlewareLog.middleware.info(
                 """
                 attempt \(attempt) of \(request.httpMethod ?? "GET", privacy: .public) \
@@ -155,5 +158,13 @@ public struct RetryMiddleware: Middleware {
         guard seconds >= 0 else { return 0 }
         guard seconds < 86_400 else { return dayInNanoseconds }
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+extension Result where Success == Response, Failure == NALError {
+    /// The response an error carries, if any.
+    fileprivate var failureResponse: Response? {
+        if case .failure(let error) = self { return error.response }
+        return nil
     }
 }
