@@ -16,28 +16,10 @@ extension URLSessionTransport {
     func uploadBody(
         for kind: RequestKind, of request: inout URLRequest
     ) async throws(NALError) -> (upload: UploadBody?, temporaryFile: URL?) {
-        let upload: UploadBody
-        switch kind {
-        case .data, .download:
-            return (nil, nil)
-        case .upload(.data(let data)):
-            upload = .data(data)
-        case .upload(.file(let file)):
-            let length = try FileAccess.readableFileSize(file)
-            upload = .segments([.file(file, length: length)], length: length)
-        case .upload(.multipart(let parts)):
-            let boundary = request.value(forHTTPHeaderField: "Content-Type").flatMap(
-                MultipartEncoder.boundary(inContentType:))
-            let encoder = MultipartEncoder(parts: parts, boundary: boundary)
-            if boundary == nil { request.setValue(encoder.contentType, forHTTPHeaderField: "Content-Type") }
-            let segments = try encoder.segments()
-            let length = try UploadBodyStream.Segment.totalLength(of: segments)
-            if encoder.isInMemory && length <= Int64(multipartMemoryThreshold) {
-                upload = .data(try encoder.encodedData())
-            } else {
-                upload = .segments(segments, length: length)
-            }
-        }
+        guard
+            let upload = try UploadBody.prepare(
+                for: kind, of: &request, multipartMemoryThreshold: multipartMemoryThreshold)
+        else { return (nil, nil) }
         guard marksRequestsForStubs else { return (upload, nil) }
         switch upload {
         case .data(let data):

@@ -24,6 +24,8 @@
         private var progress: (sent: Int64, received: Int64) = (0, 0)
         /// Why a callback stopped the transfer, reported instead of libcurl's generic write error.
         private var stoppedBecause: NALError?
+        /// The streamed request body, read by libcurl through the read callback.
+        private var uploadStream: UploadBodyStream?
         private let outcome = Locked<Completion>(.waiting(nil))
 
         private enum Completion: Sendable {
@@ -32,7 +34,9 @@
         }
 
         /// Builds the easy handle for `request`; throws when libcurl refuses an option.
-        init(_ request: URLRequest, url: URL, idleTimeout: Duration, limit: Int) throws(NALError) {
+        init(
+            _ request: URLRequest, upload: UploadBody?, url: URL, idleTimeout: Duration, limit: Int
+        ) throws(NALError) {
             self.url = url
             self.idleTimeout = idleTimeout
             self.limit = limit
@@ -41,7 +45,7 @@
             }
             self.handle = handle
             do {
-                try configure(handle, for: request)
+                try configure(handle, for: request, upload: upload)
             } catch {
                 release()
                 throw error
@@ -62,7 +66,9 @@
 
         // MARK: Setting up
 
-        private func configure(_ handle: UnsafeMutableRawPointer, for request: URLRequest) throws(NALError) {
+        private func configure(
+            _ handle: UnsafeMutableRawPointer, for request: URLRequest, upload: UploadBody?
+        ) throws(NALError) {
             let context = Unmanaged.passUnretained(self).toOpaque()
             try set(.url, url.absoluteString)
             try set(.noSignal, 1)
@@ -85,8 +91,37 @@
                 nal_curl_easy_setopt_progress_callback(
                     handle, CurlOption.transferInfoFunction.rawValue, curlReportProgress))
             try check(nal_curl_easy_setopt_pointer(handle, CurlOption.transferInfoData.rawValue, context))
+            var request = request
+            switch upload {
+            case .data(let data)?:
+                request.httpBody = data
+            case .segments(let segments, let length)?:
+                try configureStreamedBody(segments, length: length, method: request.httpMethod ?? "POST")
+                if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                    request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+                }
+                return try configureHeaders(of: request)
+            case nil:
+                break
+            }
             try configureMethod(of: request)
             try configureHeaders(of: request)
+        }
+
+        /// A body read from its segments (files and bytes) as libcurl sends it, on the event loop's thread.
+        private func configureStreamedBody(
+            _ segments: [UploadBodyStream.Segment], length: Int64, method: String
+        ) throws(NALError) {
+            let stream = try UploadBodyStream(segments)
+            stream.open()
+            uploadStream = stream
+            try set(.post, 1)
+            try set(.postFieldSizeLarge, length)
+            try check(nal_curl_easy_setopt_read_callback(handle, CurlOption.readFunction.rawValue, curlSendBody))
+            try check(
+                nal_curl_easy_setopt_pointer(
+                    handle, CurlOption.readData.rawValue, Unmanaged.passUnretained(self).toOpaque()))
+            if method != "POST" { try set(.customRequest, method) }
         }
 
         private func configureMethod(of request: URLRequest) throws(NALError) {
@@ -171,6 +206,20 @@
             return line.count
         }
 
+        fileprivate func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+            guard let uploadStream, let base = buffer.baseAddress else { return 0 }
+            lastActivity = .now
+            let count = uploadStream.read(base.assumingMemoryBound(to: UInt8.self), maxLength: buffer.count)
+            guard count >= 0 else {
+                stoppedBecause = uploadStream.failure ?? .transport(CurlCode.urlError(26, url: url))
+                return Self.abortRead
+            }
+            return count
+        }
+
+        /// `CURL_READFUNC_ABORT`: the read callback's way to stop the transfer.
+        private static let abortRead = 0x1000_0000
+
         fileprivate func reportProgress(sent: Int64, received: Int64) -> Int32 {
             if sent != progress.sent || received != progress.received {
                 progress = (sent, received)
@@ -239,6 +288,12 @@
         guard let context else { return 0 }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
         return transfer.receiveHeader(UnsafeRawBufferPointer(start: bytes, count: size &* count))
+    }
+
+    private let curlSendBody: nal_curl_read_callback = { buffer, size, count, context in
+        guard let context else { return 0x1000_0000 }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+        return transfer.sendBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size &* count))
     }
 
     private let curlReportProgress: nal_curl_progress_callback = { context, _, received, _, sent in

@@ -8,8 +8,9 @@
     /// queues and delegate hops. Linux only: it opens the libcurl that FoundationNetworking links (`libcurl.so.4`,
     /// or the file named by `NAL_LIBCURL`) at run time, so nothing has to be installed.
     ///
-    /// Work in progress (issue 21): plain requests with a body in memory. Uploads from files, downloads to a file,
-    /// streamed bodies and progress events are not supported yet and are refused with `unsupportedRequestType`.
+    /// Work in progress (issue 21): requests and uploads (bytes, files and multipart forms streamed from disk
+    /// through libcurl's read callback, on the event loop's thread). Downloads to a file are refused with
+    /// `unsupportedRequestType`; streamed bodies arrive whole, and progress is not reported yet.
     ///
     /// - Connections are reused, at most `maximumConnectionsPerHost` per host; HTTP/2 over TLS when ALPN agrees.
     /// - TLS is verified. Proxies come from the environment (`http_proxy`, `https_proxy`, `no_proxy`) as libcurl
@@ -61,21 +62,25 @@
         package func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
             try URLSessionTransport.checkSendable(request)
             var sent = request
-            switch context.kind {
-            case .data: break
-            case .upload(.data(let data)): sent.httpBody = data
-            case .upload, .download:
-                throw .invalidRequest(.unsupportedRequestType("CurlTransport sends bodies from memory only, for now"))
+            if case .download = context.kind {
+                throw .invalidRequest(.unsupportedRequestType("CurlTransport does not download to files yet"))
+            }
+            var upload = try UploadBody.prepare(
+                for: context.kind, of: &sent,
+                multipartMemoryThreshold: URLSessionTransport.defaultMultipartMemoryThreshold)
+            var response = request
+            if let type = sent.value(forHTTPHeaderField: "Content-Type") {
+                response.setValue(type, forHTTPHeaderField: "Content-Type")
             }
             let idle = try idleTimeout(of: request)
             let limit = context.options.maximumResponseSize ?? maximumResponseSize
             let started = (date: Date(), instant: ContinuousClock.now)
             var redirects = 0
             while true {
-                let (httpResponse, data) = try await exchange(sent, idleTimeout: idle, limit: limit)
+                let (httpResponse, data) = try await exchange(sent, upload: upload, idleTimeout: idle, limit: limit)
                 guard let next = try followUp(to: sent, after: httpResponse) else {
                     return Response(
-                        request: request, httpResponse: httpResponse, data: data,
+                        request: response, httpResponse: httpResponse, data: data,
                         timing: ResponseTiming(start: started.date, duration: .now - started.instant))
                 }
                 redirects += 1
@@ -83,6 +88,8 @@
                     throw .transport(
                         URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: next.url as Any]))
                 }
+                // The body goes along only where the method is kept (307, 308).
+                if (next.httpMethod ?? "GET") != (sent.httpMethod ?? "GET") { upload = nil }
                 sent = next
             }
         }
@@ -96,11 +103,12 @@
 
         /// One request and its response, without following redirects.
         private func exchange(
-            _ request: URLRequest, idleTimeout: TimeInterval, limit: Int
+            _ request: URLRequest, upload: UploadBody?, idleTimeout: TimeInterval, limit: Int
         ) async throws(NALError) -> (HTTPURLResponse, Data) {
             guard let url = request.url else { throw .invalidRequest(.missingURL) }
             let transfer = try CurlTransfer(
-                request, url: url, idleTimeout: .milliseconds(Int64((idleTimeout * 1000).rounded(.up))), limit: limit)
+                request, upload: upload, url: url, idleTimeout: .milliseconds(Int64((idleTimeout * 1000).rounded(.up))),
+                limit: limit)
             let outcome = await withTaskCancellationHandler {
                 loop.start(transfer)
                 return await transfer.outcomeWhenFinished()
