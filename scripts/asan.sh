@@ -26,6 +26,13 @@ filter=(--skip NALCLITests)
 ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 swift test --skip-build --sanitize=address --scratch-path .build-asan \
     "${filter[@]}" 2>&1 | tee .build-asan/test.log
 status=${PIPESTATUS[0]}
+if [[ -z "$FILTER" ]]; then
+    echo "== the transport suites against CurlTransport (C callbacks, the event loop)"
+    NAL_TEST_TRANSPORT=curl ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 swift test --skip-build --sanitize=address \
+        --scratch-path .build-asan --filter "HTTPBinIntegrationTests|FaultServerTests|FaultServerTimeoutTests" 2>&1 \
+        | tee -a .build-asan/test.log
+    (( PIPESTATUS[0] == 0 )) || status=1
+fi
 if grep -q "ERROR: AddressSanitizer" .build-asan/test.log; then
     echo "AddressSanitizer reported errors; see .build-asan/test.log" >&2
     exit 1

@@ -8,12 +8,13 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// URLSessionTransport against a server that misbehaves on purpose: what httpbin cannot do.
+/// The transport (URLSession, or CurlTransport with NAL_TEST_TRANSPORT=curl) against a server that misbehaves on
+/// purpose: what httpbin cannot do.
 @Suite("Integration: fault server", .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
 struct FaultServerTests {
     typealias Echo = FaultServer.Echo
 
-    let client = Client<TestEndpoint>()
+    let client = Client<TestEndpoint>(transport: TestTransports.make())
     static let body39 = Data("0123456789012345678901234567890123456AB".utf8)
 
     func expectError(
@@ -42,11 +43,13 @@ struct FaultServerTests {
             return false
         }
         // The hook forges the framing of POSTs only, so the client's next GET is an ordinary call.
-        let hooked = Client<TestEndpoint>(willSend: { request, _ in
-            var request = request
-            if request.httpMethod == "POST" { request.setValue("3", forHTTPHeaderField: "Content-Length") }
-            return request
-        })
+        let hooked = Client<TestEndpoint>(
+            transport: TestTransports.make(),
+            willSend: { request, _ in
+                var request = request
+                if request.httpMethod == "POST" { request.setValue("3", forHTTPHeaderField: "Content-Length") }
+                return request
+            })
         let smuggled = FaultServer.endpoint(
             "echo", method: .post, query: ["probe": .string(probe)],
             requestType: .compositeData(Self.body39, urlParameters: ["probe": .string(probe)]))
@@ -157,7 +160,7 @@ struct FaultServerTests {
         }
         #expect(try await FaultServer.journal(probe: probe).count == 21)
 
-        let unfollowed = Client<TestEndpoint>(transport: URLSessionTransport(redirectPolicy: .doNotFollow))
+        let unfollowed = Client<TestEndpoint>(transport: TestTransports.make(redirectPolicy: .doNotFollow))
         let response = try await unfollowed.request(
             FaultServer.endpoint("redirect", query: ["status": 307], validation: .none))
         #expect(response.statusCode == 307)
@@ -241,7 +244,7 @@ struct FaultServerTests {
     func bodiesPastTheLimit() async throws {
         await inChildProcess {
             await #expect(processExitsWith: .success) {
-                let client = Client<TestEndpoint>()
+                let client = Client<TestEndpoint>(transport: TestTransports.make())
                 for (path, total) in [("chunked", 256 << 20), ("gzip-bomb", 256 << 20)] {
                     // The server compresses its bomb on first use; that first, unmeasured call keeps its time out.
                     _ = try? await client.request(
@@ -285,7 +288,7 @@ struct CancellationRaceTests {
                 // A call that never ends (a deadlock between a stream's cancellation and its progress) fails the test
                 // instead of hanging it.
                 DispatchQueue.global().asyncAfter(deadline: .now() + 60) { exit(3) }
-                let client = Client<TestEndpoint>()
+                let client = Client<TestEndpoint>(transport: TestTransports.make())
                 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nal-race-\(getpid())")
                 try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(at: directory) }
@@ -330,7 +333,7 @@ struct CancellationRaceTests {
 
 @Suite("Integration: timeouts", .serialized, .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
 struct FaultServerTimeoutTests {
-    let client = Client<TestEndpoint>()
+    let client = Client<TestEndpoint>(transport: TestTransports.make())
 
     func elapsed(_ body: () async throws -> Void) async rethrows -> Duration {
         let clock = ContinuousClock()

@@ -5,10 +5,18 @@
     /// What a libcurl result code means for a caller: the `URLError` that URLSession reports for the same failure, so
     /// that code written against either transport handles both.
     enum CurlCode {
-        static func urlError(_ code: Int32, url: URL?) -> URLError {
-            var userInfo: [String: Any] = [NSLocalizedDescriptionKey: message(code)]
+        /// The error for `code`; `detail` is libcurl's error buffer for the transfer, which tells apart what one
+        /// code covers (bad chunking and a closed connection are both a receive error).
+        static func urlError(_ code: Int32, url: URL?, detail: String = "") -> URLError {
+            let description = detail.isEmpty ? message(code) : "\(detail) (libcurl error \(code))"
+            var userInfo: [String: Any] = [NSLocalizedDescriptionKey: description]
             if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
-            return URLError(errorCode(code), userInfo: userInfo)
+            var urlCode = errorCode(code)
+            if !detail.isEmpty, urlCode == .networkConnectionLost || urlCode == .unknown {
+                let fromDetail = SessionDelegate.code(ofLibcurlMessage: detail)
+                if fromDetail != .unknown { urlCode = fromDetail }
+            }
+            return URLError(urlCode, userInfo: userInfo)
         }
 
         /// libcurl's own sentence for `code`.

@@ -5,6 +5,7 @@
         case writeData = 10001
         case url = 10002
         case readData = 10009
+        case errorBuffer = 10010
         case writeFunction = 20011
         case readFunction = 20012
         case httpHeader = 10023

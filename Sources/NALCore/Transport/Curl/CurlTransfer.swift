@@ -26,6 +26,12 @@
         private var stoppedBecause: NALError?
         /// The streamed request body, read by libcurl through the read callback.
         private var uploadStream: UploadBodyStream?
+        /// Where libcurl writes the detail of a failure (CURL_ERROR_SIZE bytes); freed after the handle.
+        private let errorBuffer: UnsafeMutablePointer<CChar> = {
+            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
+            buffer.initialize(repeating: 0, count: 256)
+            return buffer
+        }()
         private let outcome = Locked<Completion>(.waiting(nil))
 
         private enum Completion: Sendable {
@@ -54,6 +60,7 @@
 
         deinit {
             release()
+            errorBuffer.deallocate()
         }
 
         /// Frees the handle and the header list; called by the event loop once the handle left the multi handle.
@@ -72,6 +79,7 @@
             let context = Unmanaged.passUnretained(self).toOpaque()
             try set(.url, url.absoluteString)
             try set(.noSignal, 1)
+            try check(nal_curl_easy_setopt_pointer(handle, CurlOption.errorBuffer.rawValue, errorBuffer))
             // NAL follows redirects itself, with its credential rules; libcurl only speaks HTTP here.
             try set(.followLocation, 0)
             try set(.protocols, "http,https")
@@ -233,7 +241,10 @@
         /// Ends the call from the event loop with libcurl's result code.
         func complete(code: Int32) {
             if let stoppedBecause { return finish(.failure(stoppedBecause)) }
-            guard code == CurlValue.ok else { return finish(.failure(.transport(CurlCode.urlError(code, url: url)))) }
+            guard code == CurlValue.ok else {
+                let detail = String(cString: errorBuffer)
+                return finish(.failure(.transport(CurlCode.urlError(code, url: url, detail: detail))))
+            }
             guard head.isComplete, let response = head.response(for: url) else {
                 return finish(.failure(.transport(CurlCode.urlError(8, url: url))))
             }

@@ -78,6 +78,8 @@
             var redirects = 0
             while true {
                 let (httpResponse, data) = try await exchange(sent, upload: upload, idleTimeout: idle, limit: limit)
+                // libcurl, like URLSession, hands over a gzip body too short to be one as empty, without an error.
+                if let cutShort = SessionDelegate.truncatedGzip(httpResponse, url: sent.url) { throw cutShort }
                 guard let next = try followUp(to: sent, after: httpResponse) else {
                     return Response(
                         request: response, httpResponse: httpResponse, data: data,
