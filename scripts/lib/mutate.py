@@ -39,8 +39,14 @@ def mutations(path, pattern):
 def run(command, log, timeout=None):
     """Runs `command` in a session of its own, output to `log`; on timeout kills the whole session (the test
     binary and its exit-test children too) and returns None."""
+    environment = dict(os.environ)
+    if command[-1].startswith("curl:"):
+        # A filter "curl:X" runs the transport suites X against CurlTransport.
+        environment["NAL_TEST_TRANSPORT"] = "curl"
+        command = command[:-1] + [command[-1][len("curl:"):]]
     with open(log, "w") as output:
-        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            command, stdout=output, stderr=subprocess.STDOUT, start_new_session=True, env=environment)
         try:
             return process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:

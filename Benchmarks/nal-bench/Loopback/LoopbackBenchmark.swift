@@ -86,7 +86,32 @@ enum LoopbackBenchmark {
                 let response = try await client.request(target)
                 guard !response.data.isEmpty else { throw URLError(.badServerResponse) }
             },
-        ]
+        ] + curlContenders(options, target: target, request: request)
+    }
+
+    /// CurlTransport alone, and NAL's Client over it (Linux, where libcurl loads).
+    static func curlContenders(_ options: Options, target: Target, request: URLRequest) -> [Contender] {
+        #if os(Linux)
+            guard let curl = try? CurlTransport(maximumConnectionsPerHost: options.connectionsPerHost ?? 6) else {
+                return []
+            }
+            let client = Client<Target>(transport: curl)
+            let context = TransportContext(endpoint: target)
+            return [
+                Contender(name: "CurlTransport") {
+                    let response = try await curl.send(request, context: context)
+                    guard response.statusCode == 200, !response.data.isEmpty else {
+                        throw URLError(.badServerResponse)
+                    }
+                },
+                Contender(name: "NAL Client + curl") {
+                    let response = try await client.request(target)
+                    guard !response.data.isEmpty else { throw URLError(.badServerResponse) }
+                },
+            ]
+        #else
+            return []
+        #endif
     }
 
     static func run(_ options: Options) async -> Int32 {
