@@ -27,7 +27,8 @@ extension Client {
             // A transport or middleware that gave the whole body: stream it from memory.
             return ResponseStream(response: response.replacingBody(with: Data()), body: .complete(response.data))
         }
-        return ResponseStream(response: response, body: body)
+        // The head the caller keeps does not hold the body: dropping the stream still cancels the transfer.
+        return ResponseStream(response: response.replacingBody(with: Data()), body: body)
     }
 
     /// The server-sent events of `target`, reconnecting as a browser's `EventSource` does.
@@ -43,9 +44,13 @@ extension Client {
     /// with `Last-Event-ID`. An event cut off by a drop is discarded, never delivered in part. A 204 ends the
     /// sequence; another status that validation refuses, a status other than 200, or a `Content-Type` that is not
     /// `text/event-stream` throws without reconnecting, as does cancellation.
+    ///
+    /// `lastEventID` resumes where an earlier sequence stopped (an event's `lastEventID`, kept across a restart):
+    /// the first connection already sends it.
     public func serverSentEvents(
-        _ target: Service, reconnect policy: ReconnectionPolicy = .default, options: RequestOptions = RequestOptions()
+        _ target: Service, reconnect policy: ReconnectionPolicy = .default, lastEventID: String = "",
+        options: RequestOptions = RequestOptions()
     ) -> ServerSentEventSource<Service> {
-        ServerSentEventSource(client: self, target: target, policy: policy, options: options)
+        ServerSentEventSource(client: self, target: target, policy: policy, options: options, lastEventID: lastEventID)
     }
 }

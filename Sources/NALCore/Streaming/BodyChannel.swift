@@ -111,7 +111,8 @@ package final class BodyChannel: Sendable {
             if let existing { file = existing } else { file = try SpillFile() }
             extent = try file.append(data)
         } catch {
-            stop(with: error)
+            // What arrived before is kept: the consumer gets it, then the error.
+            end(with: error)
             return false
         }
         enum Step {
@@ -145,7 +146,7 @@ package final class BodyChannel: Sendable {
         switch step {
         case .refused: return false
         case .tooLarge:
-            stop(with: .responseTooLarge(limit: Int(clamping: maximumSpilled), url: nil))
+            end(with: .responseTooLarge(limit: Int(clamping: maximumSpilled), url: nil))
             return false
         case .handed(let consumer):
             consumer.resume(returning: .disk(file, extent))

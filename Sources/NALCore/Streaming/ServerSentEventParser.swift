@@ -46,10 +46,13 @@ public struct ServerSentEventParser: Sendable {
     /// The event being built lost a line to the size bound: it is dropped when it would be dispatched.
     private var dropsEvent = false
 
-    /// Creates a parser.
-    public init(maximumEventSize: Int = ServerSentEventParser.defaultMaximumEventSize) {
+    /// Creates a parser; `lastEventID` resumes a stream read before (after a restart, say): it is the ID events
+    /// carry until the stream sets one.
+    public init(maximumEventSize: Int = ServerSentEventParser.defaultMaximumEventSize, lastEventID: String = "") {
         self.maximumEventSize = max(1, maximumEventSize)
         lines = LineSplitter(maximumLineLength: self.maximumEventSize)
+        self.lastEventID = lastEventID
+        idBuffer = lastEventID
     }
 
     /// The events that `chunk` completes, in order. Bytes of an unfinished line or event are kept for the next call.

@@ -12,8 +12,10 @@ public struct ServerSentEventSource<Service: RemoteService>: AsyncSequence, Send
     let target: Service
     let policy: ReconnectionPolicy
     let options: RequestOptions
+    /// The ID to resume from on the first connection.
+    var lastEventID = ""
 
-    /// An iterator over the body; iterate a body once.
+    /// An iterator that connects when first asked; each loop has connections of its own.
     public func makeAsyncIterator() -> Iterator {
         Iterator(source: self)
     }
@@ -23,7 +25,7 @@ public struct ServerSentEventSource<Service: RemoteService>: AsyncSequence, Send
         let source: ServerSentEventSource
         var chunks: ResponseStream.Iterator?
         var url: URL?
-        var parser = ServerSentEventParser()
+        var parser: ServerSentEventParser
         var ready: [ServerSentEvent] = []
         var nextReady = 0
         /// Connections in a row that delivered no event.
@@ -35,6 +37,7 @@ public struct ServerSentEventSource<Service: RemoteService>: AsyncSequence, Send
 
         init(source: ServerSentEventSource) {
             self.source = source
+            parser = ServerSentEventParser(lastEventID: source.lastEventID)
         }
 
         /// The next element, or `nil` at the end, on the caller's actor.
@@ -89,7 +92,10 @@ public struct ServerSentEventSource<Service: RemoteService>: AsyncSequence, Send
         }
 
         private mutating func connect(isolation actor: isolated (any Actor)?) async throws(NALError) {
-            var headers: [(name: String, value: String)] = [("Accept", "text/event-stream")]
+            // As browsers send: no cache between the client and the server may answer an event stream.
+            var headers: [(name: String, value: String)] = [
+                ("Accept", "text/event-stream"), ("Cache-Control", "no-cache"),
+            ]
             if !parser.lastEventID.isEmpty {
                 // Reconnecting without the ID would make the server send everything again.
                 guard Self.isSendable(parser.lastEventID) else {

@@ -23,7 +23,7 @@ public final class StreamedBody: Sendable {
     public struct Ending: Sendable {
         /// Body bytes the transport appended.
         public let byteCount: Int64
-        /// From the head's arrival to the body's end.
+        /// From the body's creation by the transport (for URLSession, when the request was sent) to its end.
         public let duration: Duration
         /// `nil` when the body ended normally; the error otherwise (`.cancelled` when the consumer stopped).
         public let error: NALError?

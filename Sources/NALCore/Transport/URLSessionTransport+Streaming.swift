@@ -48,8 +48,8 @@ extension URLSessionTransport {
     /// Callbacks a stream's delegate queue lets wait before it holds the socket reader back: while the spill file
     /// is slower than the network (the kernel throttles a writer with many dirty pages), what waits is memory.
     /// Holding back stalls every session of the process (they share one work queue), so streams hold back no
-    /// sooner than other calls: a 1 GiB stream to a 200 MB/s consumer then peaks 35-48 MiB above its start (with
-    /// 32 callbacks, 16-26 MiB, at the price of more frequent stalls of the process's other calls).
+    /// sooner than other calls: a 1 GiB stream to a 200 MB/s consumer then peaks 17-30 MiB above its start, with
+    /// the spill file's mapped reads and heap trimming (35-48 MiB without them).
     static let streamCallbackBound = SerialDelegateQueue.highWater
 }
 

@@ -50,8 +50,12 @@ struct ClientStreamingTests {
         let transport = ScriptedStreamTransport(chunks: [Data(repeating: 0x61, count: 5000), Data("\n".utf8)])
         let client = Client<TestEndpoint>(transport: transport)
         let stream = try await client.stream(TestEndpoint())
-        await #expect(throws: NALError.self) {
+        let error = await #expect(throws: NALError.self) {
             for try await _ in stream.lines(maximumLineLength: 1000) {}
+        }
+        guard case .responseTooLarge(1000, _)? = error else {
+            Issue.record("expected responseTooLarge(1000), got \(String(describing: error))")
+            return
         }
     }
 

@@ -38,6 +38,11 @@ struct ServerSentEventParserTests {
     static let cases: [Case] = [
         Case("one event", "data: hello\n\n", [ServerSentEvent(data: "hello")]),
         Case("data lines are joined with LF", "data: a\ndata: b\n\n", [ServerSentEvent(data: "a\nb")]),
+        Case(
+            "retry belongs to the event that set it; the reconnection time stays",
+            "retry: 5\ndata: a\n\ndata: b\n\n",
+            [ServerSentEvent(data: "a", retry: .milliseconds(5)), ServerSentEvent(data: "b")],
+            reconnectionTime: .milliseconds(5)),
         Case("CRLF line endings", "data: a\r\ndata: b\r\n\r\n", [ServerSentEvent(data: "a\nb")]),
         Case("CR line endings", "data: a\rdata: b\r\r", [ServerSentEvent(data: "a\nb")]),
         Case(

@@ -90,10 +90,14 @@ struct SpillingBodyTests {
         // One chunk in memory and four on disk; the sixth is refused.
         #expect(accepted == 5)
         #expect(!writer.isActive)
+        // What was accepted is delivered, in order, before the error.
+        let head = try MemoryTransport.response(to: URLRequest(url: TestEndpoint.exampleBase))
+        var delivered = Data()
         do {
-            _ = try await Self.consume(body)
+            for try await chunk in ResponseStream(response: head, body: body) { delivered.append(chunk) }
             Issue.record("a body past its disk bound ended normally")
         } catch {
+            #expect(delivered == (0..<5).reduce(into: Data()) { $0.append(Self.chunk($1)) })
             guard case .responseTooLarge(let limit, _) = error else {
                 Issue.record("expected responseTooLarge, got \(error)")
                 return

@@ -60,6 +60,22 @@ struct StreamingMisuseTests {
         #expect(!transport.cancelled)
     }
 
+    @Test("a kept head does not keep the transfer: dropping the stream still cancels it")
+    func keptHeadDoesNotHoldTransfer() async throws {
+        let transport = ScriptedStreamTransport(
+            headers: ["Content-Type": "text/plain"], chunks: (0..<100).map { Data("c\($0);".utf8) },
+            interval: .milliseconds(10))
+        let client = Client<TestEndpoint>(transport: transport)
+        var head: Response?
+        do {
+            let stream = try await client.stream(TestEndpoint())
+            head = stream.response
+        }
+        #expect(head?.statusCode == 200)
+        #expect(head?.streamedBody == nil)
+        #expect(transport.cancelled)
+    }
+
     /// Reads `sequence` to its end or error: what it delivered, and the error.
     static func drain<S: AsyncSequence>(_ sequence: S) async -> ([S.Element], (any Error)?) {
         var items: [S.Element] = []
@@ -160,6 +176,19 @@ struct StreamingMisuseTests {
     }
 
     static let quick = ReconnectionPolicy(initialDelay: .milliseconds(1), maximumAttempts: 2, minimumDelay: .zero)
+
+    @Test("a sequence resumed from an ID sends it on its first connection, with no-cache as browsers do")
+    func resumedFromLastEventID() async throws {
+        let transport = ReconnectingTransport(["data: next\n\n"])
+        let (events, _) = await Self.drain(
+            Client<TestEndpoint>(transport: transport).serverSentEvents(
+                TestEndpoint(), reconnect: .never, lastEventID: "41"))
+        #expect(events == [ServerSentEvent(data: "next", lastEventID: "41")])
+        let first = transport.requests.withLock { $0.first }
+        #expect(first?.value(forHTTPHeaderField: "Last-Event-ID") == "41")
+        #expect(first?.value(forHTTPHeaderField: "Cache-Control") == "no-cache")
+        #expect(first?.value(forHTTPHeaderField: "Accept") == "text/event-stream")
+    }
 
     @Test("an event ID with a tab is sent as Last-Event-ID on reconnection")
     func lastEventIDWithTab() async throws {
