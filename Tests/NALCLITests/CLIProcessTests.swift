@@ -356,6 +356,17 @@ struct CLIRequestTests {
         #expect(conflict.status == 64)
     }
 
+    @Test("--sse and -N print as the stream goes: a stream that never ends shows its events before Ctrl-C")
+    func streamingIsProgressive() async throws {
+        for flag in ["--sse", "-N"] {
+            let url = "\(Self.fault)/sse?script=endless&interval_ms=50&key=\(UUID())"
+            let result = try await CLIProcessTests.run(
+                executable: "nal-cli", ["request", "GET", url, flag], interrupt: (SIGINT, .milliseconds(1500)))
+            // Printed while the stream ran: an output kept until the end would show nothing, as it never ends.
+            #expect(result.standardOutput.contains("data: "), "\(flag) printed nothing before it was interrupted")
+        }
+    }
+
     @Test("POST JSON (k=v and k:=json), a form, multipart with a file, and an upload from a file")
     func bodies() async throws {
         let json = try Self.json(
