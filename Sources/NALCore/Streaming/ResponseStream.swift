@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 /// A response whose body arrives as it is sent: `Client.stream(_:)` returns it once the head has arrived and been
 /// validated.
@@ -63,13 +64,18 @@ public struct ResponseStream: AsyncSequence, Sendable {
     /// stops nothing.
     final class Reader: Sendable {
         let body: StreamedBody
+        /// Set once this reader has claimed the body, so that later chunks take no extra lock.
+        private let claimed = Atomic<Bool>(false)
 
         init(body: StreamedBody) {
             self.body = body
         }
 
         func next() async throws(NALError) -> Data? {
-            try await body.next(for: ObjectIdentifier(self))
+            if claimed.load(ordering: .relaxed) { return try await body.next() }
+            let chunk = try await body.next(for: ObjectIdentifier(self))
+            claimed.store(true, ordering: .relaxed)
+            return chunk
         }
 
         deinit {
