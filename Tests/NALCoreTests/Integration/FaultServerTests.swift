@@ -151,6 +151,18 @@ struct FaultServerTests {
         #expect(echo.header("Content-Type") == nil)
     }
 
+    @Test("a file uploaded with POST is not sent again with the GET that a 302 asks for")
+    func redirectDropsUploadedFile() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("body.bin")
+        try Self.body39.write(to: file)
+        let echo = try await client.request(
+            FaultServer.endpoint("redirect", method: .post, requestType: .uploadFile(file)), as: Echo.self)
+        #expect(echo.method == "GET")
+        #expect(echo.bodyLength == 0)
+    }
+
     @Test("a redirect loop ends with httpTooManyRedirects after 20 hops; doNotFollow returns the 3xx")
     func redirectLimits() async throws {
         let probe = FaultServer.probe()
