@@ -12,6 +12,7 @@
         private struct Queue: Sendable {
             var commands: [CurlTransfer] = []
             var stops: [CurlTransfer] = []
+            var resumes: [CurlTransfer] = []
             var shuttingDown = false
         }
 
@@ -41,6 +42,16 @@
 
         /// Queues `transfer` to start.
         func start(_ transfer: CurlTransfer) {
+            // Weak: a transfer's closures must not keep it, or the loop, alive.
+            transfer.requestResume = { [weak self, weak transfer] in
+                guard let self, let transfer else { return }
+                queue.withLock { $0.resumes.append(transfer) }
+                _ = nal_curl_multi_wakeup(multi)
+            }
+            transfer.requestStop = { [weak self, weak transfer] in
+                guard let self, let transfer else { return }
+                stop(transfer)
+            }
             let refused = queue.withLock { queue -> Bool in
                 guard !queue.shuttingDown else { return true }
                 queue.commands.append(transfer)
@@ -56,7 +67,9 @@
             _ = nal_curl_multi_wakeup(multi)
         }
 
-        /// Ends the loop: transfers still running end with `.cancelled`, and the thread frees libcurl's handles.
+        /// Ends the loop once the transfers still running have ended (a streamed body may outlive its transport, as
+        /// with URLSession's `finishTasksAndInvalidate`); no new transfer starts. The thread then frees libcurl's
+        /// handles.
         func shutDown() {
             queue.withLock { $0.shuttingDown = true }
             _ = nal_curl_multi_wakeup(multi)
@@ -66,16 +79,21 @@
 
         private func run() {
             while true {
-                let (starts, stops, shuttingDown) = queue.withLock { queue in
+                let (starts, stops, resumes, shuttingDown) = queue.withLock { queue in
                     defer {
                         queue.commands = []
                         queue.stops = []
+                        queue.resumes = []
                     }
-                    return (queue.commands, queue.stops, queue.shuttingDown)
+                    return (queue.commands, queue.stops, queue.resumes, queue.shuttingDown)
                 }
                 for transfer in starts { add(transfer) }
-                for transfer in stops { remove(transfer) }
-                if shuttingDown { break }
+                for transfer in stops {
+                    transfer.failStream(.cancelled)
+                    remove(transfer)
+                }
+                for transfer in resumes { resume(transfer) }
+                if shuttingDown, running.isEmpty { break }
                 var active: Int32 = 0
                 _ = nal_curl_multi_perform(multi, &active)
                 var done = nal_curl_done()
@@ -87,10 +105,6 @@
                 let wait = endIdleTransfers()
                 var ready: Int32 = 0
                 _ = nal_curl_multi_poll(multi, Int32(wait), &ready)
-            }
-            for transfer in running.values {
-                transfer.finish(.failure(.cancelled))
-                remove(transfer)
             }
             // Transfers queued after the last round never started.
             let late = queue.withLock { queue in
@@ -110,6 +124,13 @@
             running[handle] = transfer
         }
 
+        /// Lets a paused transfer receive again; libcurl may hand it the bytes it held at once.
+        private func resume(_ transfer: CurlTransfer) {
+            guard let handle = transfer.handle, running[handle] != nil, transfer.isPaused else { return }
+            transfer.resumeReceiving()
+            _ = nal_curl_easy_pause(handle, CurlValue.resume)
+        }
+
         /// Takes the transfer's handle out of the multi handle and frees it. The callbacks cannot run for it again.
         private func remove(_ transfer: CurlTransfer) {
             guard let handle = transfer.handle, running.removeValue(forKey: handle) != nil else { return }
@@ -122,14 +143,16 @@
         private func endIdleTransfers() -> Int {
             let now = ContinuousClock.now
             var wait = Duration.milliseconds(Self.longestWait)
-            for transfer in Array(running.values) {
+            // A paused transfer waits for its consumer, which is not idleness.
+            for transfer in Array(running.values) where !transfer.isPaused {
                 let deadline = transfer.lastActivity + transfer.idleTimeout
                 if deadline <= now {
                     let seconds =
                         Double(transfer.idleTimeout.components.seconds)
                         + Double(transfer.idleTimeout.components.attoseconds) / 1e18
-                    transfer.finish(
-                        .failure(.timedOut(TimeoutFailure(limit: .idle, seconds: seconds, url: transfer.url))))
+                    let failure = NALError.timedOut(TimeoutFailure(limit: .idle, seconds: seconds, url: transfer.url))
+                    transfer.finish(.failure(failure))
+                    transfer.failStream(failure)
                     remove(transfer)
                 } else {
                     wait = min(wait, deadline - now)

@@ -11,7 +11,14 @@
     /// may end the call from any thread. The callbacks reach this object through an unretained pointer, which the
     /// event loop keeps valid by holding the transfer for as long as its handle is in the multi handle.
     final class CurlTransfer: @unchecked Sendable {
-        typealias Outcome = Result<(HTTPURLResponse, Data), NALError>
+        typealias Outcome = Result<Reply, NALError>
+
+        /// What a call gets: the head, and the whole body or (for a streamed call) the body as it arrives.
+        struct Reply: Sendable {
+            let response: HTTPURLResponse
+            let data: Data
+            let stream: StreamedBody?
+        }
 
         let url: URL
         let idleTimeout: Duration
@@ -21,6 +28,15 @@
         private var head = CurlHead()
         private var body = Data()
         private(set) var lastActivity = ContinuousClock.now
+        /// For a streamed call: what the body is written to once the head has arrived.
+        private let streamsBody: Bool
+        private var writer: StreamedBody.Writer?
+        /// The consumer is behind: libcurl holds the bytes until `resumeReceiving()`; idle time does not count.
+        private(set) var isPaused = false
+        /// Asks the event loop to resume the transfer, from any thread (set by the loop when it starts it).
+        var requestResume: (@Sendable () -> Void)?
+        /// Asks the event loop to stop the transfer, from any thread.
+        var requestStop: (@Sendable () -> Void)?
         private var progress: (sent: Int64, received: Int64) = (0, 0)
         /// Why a callback stopped the transfer, reported instead of libcurl's generic write error.
         private var stoppedBecause: NALError?
@@ -41,9 +57,11 @@
 
         /// Builds the easy handle for `request`; throws when libcurl refuses an option.
         init(
-            _ request: URLRequest, upload: UploadBody?, url: URL, idleTimeout: Duration, limit: Int
+            _ request: URLRequest, upload: UploadBody?, url: URL, idleTimeout: Duration, limit: Int,
+            streamsBody: Bool = false
         ) throws(NALError) {
             self.url = url
+            self.streamsBody = streamsBody
             self.idleTimeout = idleTimeout
             self.limit = limit
             guard let handle = nal_curl_easy_init() else {
@@ -200,6 +218,7 @@
 
         fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
             lastActivity = .now
+            if let writer { return stream(bytes, to: writer) }
             guard body.count + bytes.count <= limit else {
                 stoppedBecause = .responseTooLarge(limit: limit, url: url)
                 return 0
@@ -211,7 +230,46 @@
         fileprivate func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
             lastActivity = .now
             head.take(line)
+            if streamsBody, writer == nil, head.isComplete { startStream() }
             return line.count
+        }
+
+        // MARK: Streamed bodies (event loop thread)
+
+        /// Hands the caller the head and a body that fills as the transfer goes on.
+        private func startStream() {
+            guard let response = head.response(for: url) else { return }
+            let (body, writer) = StreamedBody.makeStream()
+            self.writer = writer
+            let stop = requestStop
+            writer.onCancel { stop?() }
+            finish(.success(Reply(response: response, data: Data(), stream: body)))
+        }
+
+        /// Appends `bytes` to the stream, or pauses the transfer while the consumer is behind (libcurl keeps the
+        /// bytes and hands them over again when it resumes).
+        private func stream(_ bytes: UnsafeRawBufferPointer, to writer: StreamedBody.Writer) -> Int {
+            guard writer.isActive else { return 0 }
+            if writer.isFull {
+                isPaused = true
+                let resume = requestResume
+                Task {
+                    await writer.awaitCapacity()
+                    resume?()
+                }
+                return Self.pauseWriting
+            }
+            guard writer.append(Data(bytes)) else { return 0 }
+            return bytes.count
+        }
+
+        /// `CURL_WRITEFUNC_PAUSE`.
+        private static let pauseWriting = 0x1000_0001
+
+        /// Called by the event loop before it resumes the transfer.
+        func resumeReceiving() {
+            isPaused = false
+            lastActivity = .now
         }
 
         fileprivate func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
@@ -240,6 +298,7 @@
 
         /// Ends the call from the event loop with libcurl's result code.
         func complete(code: Int32) {
+            if let writer { return endStream(writer, code: code) }
             if let stoppedBecause { return finish(.failure(stoppedBecause)) }
             guard code == CurlValue.ok else {
                 let detail = String(cString: errorBuffer)
@@ -248,7 +307,18 @@
             guard head.isComplete, let response = head.response(for: url) else {
                 return finish(.failure(.transport(CurlCode.urlError(8, url: url))))
             }
-            finish(.success((response, body)))
+            finish(.success(Reply(response: response, data: body, stream: nil)))
+        }
+
+        private func endStream(_ writer: StreamedBody.Writer, code: Int32) {
+            if code == CurlValue.ok { return writer.finish() }
+            let detail = String(cString: errorBuffer)
+            writer.finish(throwing: stoppedBecause ?? .transport(CurlCode.urlError(code, url: url, detail: detail)))
+        }
+
+        /// Ends a streamed body that the event loop gave up on (idle, or the transport going away).
+        func failStream(_ error: NALError) {
+            writer?.finish(throwing: error)
         }
 
         /// Ends the call with `outcome`, once: later calls do nothing.

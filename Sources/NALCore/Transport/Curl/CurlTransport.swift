@@ -8,9 +8,10 @@
     /// queues and delegate hops. Linux only: it opens the libcurl that FoundationNetworking links (`libcurl.so.4`,
     /// or the file named by `NAL_LIBCURL`) at run time, so nothing has to be installed.
     ///
-    /// Work in progress (issue 21): requests and uploads (bytes, files and multipart forms streamed from disk
-    /// through libcurl's read callback, on the event loop's thread). Downloads to a file are refused with
-    /// `unsupportedRequestType`; streamed bodies arrive whole, and progress is not reported yet.
+    /// Work in progress (issue 21): requests, uploads (bytes, files and multipart forms streamed from disk through
+    /// libcurl's read callback, on the event loop's thread) and streamed bodies, which pause the transfer while the
+    /// consumer is behind (no spill file). Downloads to a file are refused with `unsupportedRequestType`, and
+    /// progress is not reported yet.
     ///
     /// - Connections are reused, at most `maximumConnectionsPerHost` per host; HTTP/2 over TLS when ALPN agrees.
     /// - TLS is verified. Proxies come from the environment (`http_proxy`, `https_proxy`, `no_proxy`) as libcurl
@@ -65,6 +66,7 @@
             if case .download = context.kind {
                 throw .invalidRequest(.unsupportedRequestType("CurlTransport does not download to files yet"))
             }
+            let streams = context.streamsBody
             var upload = try UploadBody.prepare(
                 for: context.kind, of: &sent,
                 multipartMemoryThreshold: URLSessionTransport.defaultMultipartMemoryThreshold)
@@ -77,14 +79,21 @@
             let started = (date: Date(), instant: ContinuousClock.now)
             var redirects = 0
             while true {
-                let (httpResponse, data) = try await exchange(sent, upload: upload, idleTimeout: idle, limit: limit)
+                let reply = try await exchange(
+                    sent, upload: upload, idleTimeout: idle, limit: limit, streamsBody: streams)
+                let httpResponse = reply.response
                 // libcurl, like URLSession, hands over a gzip body too short to be one as empty, without an error.
-                if let cutShort = SessionDelegate.truncatedGzip(httpResponse, url: sent.url) { throw cutShort }
+                if let cutShort = SessionDelegate.truncatedGzip(httpResponse, url: sent.url) {
+                    reply.stream?.stop(with: .cancelled)
+                    throw cutShort
+                }
                 guard let next = try followUp(to: sent, after: httpResponse) else {
                     return Response(
-                        request: response, httpResponse: httpResponse, data: data,
-                        timing: ResponseTiming(start: started.date, duration: .now - started.instant))
+                        request: response, httpResponse: httpResponse, data: reply.data,
+                        timing: ResponseTiming(start: started.date, duration: .now - started.instant),
+                        streamedBody: reply.stream)
                 }
+                reply.stream?.stop(with: .cancelled)
                 redirects += 1
                 guard redirects <= Self.maximumRedirects else {
                     throw .transport(
@@ -105,12 +114,12 @@
 
         /// One request and its response, without following redirects.
         private func exchange(
-            _ request: URLRequest, upload: UploadBody?, idleTimeout: TimeInterval, limit: Int
-        ) async throws(NALError) -> (HTTPURLResponse, Data) {
+            _ request: URLRequest, upload: UploadBody?, idleTimeout: TimeInterval, limit: Int, streamsBody: Bool
+        ) async throws(NALError) -> CurlTransfer.Reply {
             guard let url = request.url else { throw .invalidRequest(.missingURL) }
             let transfer = try CurlTransfer(
                 request, upload: upload, url: url, idleTimeout: .milliseconds(Int64((idleTimeout * 1000).rounded(.up))),
-                limit: limit)
+                limit: limit, streamsBody: streamsBody)
             let outcome = await withTaskCancellationHandler {
                 loop.start(transfer)
                 return await transfer.outcomeWhenFinished()
