@@ -133,13 +133,15 @@ struct EventStreamIntegrationTests {
     func endlessCancelled() async throws {
         let key = FaultServer.probe()
         let client = Client<TestEndpoint>(transport: TestTransports.make())
-        let endpoint = FaultServer.endpoint("sse", query: ["script": "endless", "key": .string(key)])
+        // Events 4 s apart: the close must come from leaving the loop, not from the next event failing to arrive.
+        let endpoint = FaultServer.endpoint(
+            "sse", query: ["script": "endless", "interval_ms": 4000, "key": .string(key)])
         var count = 0
         // From the moment the loop is left: stopping the stream on the way out counts too.
         var left = Date().timeIntervalSince1970
         for try await _ in try await client.stream(endpoint).serverSentEvents {
             count += 1
-            if count == 3 {
+            if count == 1 {
                 left = Date().timeIntervalSince1970
                 break
             }
