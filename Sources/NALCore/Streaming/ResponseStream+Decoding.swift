@@ -55,10 +55,10 @@ extension ResponseStream {
 }
 
 extension Response {
-    /// This response as something that keeps it without returning it may hold it (middleware, in an error or
+    /// This response as code that keeps it without returning it should hold it (a middleware, in an error or
     /// across a wait): a streamed body is read up to its start (64 KiB, or what came within a second) and stopped,
     /// so that no connection stays open for a body nobody will read. A whole body is kept as it is.
-    package func keepingBodyStart() async -> Response {
+    public func keepingBodyStart() async -> Response {
         await ResponseStream.headWithBodyStart(of: self)
     }
 }

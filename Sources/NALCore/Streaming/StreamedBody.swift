@@ -95,6 +95,13 @@ public final class StreamedBody: Sendable {
         channel.isRead(by: reader)
     }
 
+    /// Stops the body from the consumer's side: the transfer is cancelled and its connection closed, and a reader
+    /// gets `NALError.cancelled`. For code that holds a streamed response it will not read (a middleware that
+    /// retries, or keeps it in an error).
+    public func cancel() {
+        channel.stop(with: .cancelled)
+    }
+
     /// Stops the body from the consumer's side (see `BodyChannel.stop(with:)`).
     package func stop(with error: NALError) {
         channel.stop(with: error)

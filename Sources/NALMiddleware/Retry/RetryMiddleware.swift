@@ -91,7 +91,7 @@ public struct RetryMiddleware: Middleware {
             else { return try outcome.get() }
             // The discarded attempt's streamed body must not hold its connection open through the wait.
             let discarded = (try? outcome.get()) ?? outcome.failureResponse
-            discarded?.streamedBody?.stop(with: .cancelled)
+            discarded?.streamedBody?.cancel()
             MiddlewareLog.middleware.info(
                 """
                 attempt \(attempt) of \(request.httpMethod ?? "GET", privacy: .public) \
