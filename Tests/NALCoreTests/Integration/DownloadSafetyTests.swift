@@ -9,7 +9,7 @@ import Testing
 /// Downloads against files an attacker prepared, and servers that answer ranges wrongly.
 @Suite("Integration: download safety", .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
 struct DownloadSafetyTests {
-    let client = Client<TestEndpoint>()
+    let client = Client<TestEndpoint>(transport: TestTransports.make())
     static let resumable: DownloadDestination.Options = [
         .createIntermediateDirectories, .replaceExistingFile, .resumable,
     ]

@@ -35,7 +35,7 @@ struct ProgressCancellationTests {
                     print("a progress handler that cancelled its call deadlocked it")
                     exit(3)
                 }
-                let client = Client<TestEndpoint>()
+                let client = Client<TestEndpoint>(transport: TestTransports.make())
                 for _ in 0..<20 {
                     let box = CallBox()
                     let call = Task { () -> NALError? in

@@ -9,7 +9,7 @@ import Testing
 /// Uploads, downloads and progress through URLSessionTransport against httpbin.
 @Suite("Integration: transfers against httpbin", .enabled(if: HTTPBin.url != nil, HTTPBin.skipReason))
 struct HTTPBinTransferTests {
-    let client = Client<TestEndpoint>()
+    let client = Client<TestEndpoint>(transport: TestTransports.make())
 
     struct PostEcho: Decodable {
         var form: [String: String]
@@ -93,7 +93,7 @@ struct HTTPBinTransferTests {
     .enabled(if: FaultServer.url != nil, FaultServer.skipReason),
     .enabled(if: TransferFiles.bigTransfersEnabled, TransferFiles.bigTransfersSkipReason))
 struct FaultServerTransferTests {
-    let client = Client<TestEndpoint>()
+    let client = Client<TestEndpoint>(transport: TestTransports.make())
     static let size = TransferFiles.bigSize
 
     @Test("1 GiB uploaded from a file, plain and as multipart, arrives byte for byte (SHA-256), with progress")

@@ -11,7 +11,7 @@ import Testing
 /// Uploads of files that change under NAL, and of files that are not regular files.
 @Suite("Integration: upload safety", .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
 struct UploadSafetyTests {
-    let client = Client<TestEndpoint>()
+    let client = Client<TestEndpoint>(transport: TestTransports.make())
 
     @Test("a file that grows during its upload is sent as it was declared: Content-Length bytes, no more")
     func growingFile() async throws {
@@ -87,7 +87,7 @@ struct UploadSafetyTests {
             await #expect(processExitsWith: .success) {
                 // A hang fails the child instead of the run.
                 DispatchQueue.global().asyncAfter(deadline: .now() + 60) { exit(4) }
-                let client = Client<TestEndpoint>()
+                let client = Client<TestEndpoint>(transport: TestTransports.make())
                 guard let directory = try? TransferFiles.scratchDirectory() else { exit(5) }
                 defer { try? FileManager.default.removeItem(at: directory) }
                 for kind in ["fifo", "/dev/zero", "/proc/self/status"] {

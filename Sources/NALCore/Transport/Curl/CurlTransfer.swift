@@ -28,6 +28,14 @@
         private var head = CurlHead()
         private var body = Data()
         private(set) var lastActivity = ContinuousClock.now
+        /// For a download: where the body goes (the file, or memory for a response that is not the file's), decided
+        /// when the first body bytes arrive, and what writes the file (on this thread, which is the loop's own).
+        private let routing: (any BodyRouting)?
+        private var route: BodyRoute?
+        private let progress: ProgressReporter?
+        private let uploadLength: Int64?
+        /// The progress reporter has been told how much to expect.
+        private var announcedBody = false
         /// For a streamed call: what the body is written to once the head has arrived.
         private let streamsBody: Bool
         private var writer: StreamedBody.Writer?
@@ -37,7 +45,8 @@
         var requestResume: (@Sendable () -> Void)?
         /// Asks the event loop to stop the transfer, from any thread.
         var requestStop: (@Sendable () -> Void)?
-        private var progress: (sent: Int64, received: Int64) = (0, 0)
+        /// The byte counts libcurl last reported, to tell activity from a quiet transfer.
+        private var counted: (sent: Int64, received: Int64) = (0, 0)
         /// Why a callback stopped the transfer, reported instead of libcurl's generic write error.
         private var stoppedBecause: NALError?
         /// The streamed request body, read by libcurl through the read callback.
@@ -58,10 +67,13 @@
         /// Builds the easy handle for `request`; throws when libcurl refuses an option.
         init(
             _ request: URLRequest, upload: UploadBody?, url: URL, idleTimeout: Duration, limit: Int,
-            streamsBody: Bool = false
+            streamsBody: Bool = false, routing: (any BodyRouting)? = nil, progress: ProgressReporter? = nil
         ) throws(NALError) {
             self.url = url
             self.streamsBody = streamsBody
+            self.routing = routing
+            self.progress = progress
+            uploadLength = upload?.length
             self.idleTimeout = idleTimeout
             self.limit = limit
             guard let handle = nal_curl_easy_init() else {
@@ -219,12 +231,48 @@
         fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
             lastActivity = .now
             if let writer { return stream(bytes, to: writer) }
+            if let routing {
+                if route == nil, !decideRoute(routing) { return 0 }
+                if case .file = route {
+                    do {
+                        try routing.write(Data(bytes))
+                    } catch {
+                        stoppedBecause = error
+                        return 0
+                    }
+                    progress?.received(bytes.count)
+                    return bytes.count
+                }
+            }
             guard body.count + bytes.count <= limit else {
                 stoppedBecause = .responseTooLarge(limit: limit, url: url)
                 return 0
             }
+            if !announcedBody, let progress {
+                announcedBody = true
+                let announced = head.response(for: url)?.expectedContentLength ?? -1
+                progress.expectReceiving(announced >= 0 ? announced : nil, alreadyReceived: 0)
+            }
             body.append(contentsOf: bytes)
+            progress?.received(bytes.count)
             return bytes.count
+        }
+
+        /// Asks `routing` where the body goes; `false` when it failed (the reason is kept for the outcome).
+        private func decideRoute(_ routing: any BodyRouting) -> Bool {
+            guard let response = head.response(for: url) else { return true }
+            do {
+                let route = try routing.route(for: response)
+                self.route = route
+                if case .file(let alreadyReceived, let total) = route {
+                    announcedBody = true
+                    progress?.expectReceiving(total, alreadyReceived: alreadyReceived)
+                }
+                return true
+            } catch {
+                stoppedBecause = error
+                return false
+            }
         }
 
         fileprivate func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
@@ -287,8 +335,9 @@
         private static let abortRead = 0x1000_0000
 
         fileprivate func reportProgress(sent: Int64, received: Int64) -> Int32 {
-            if sent != progress.sent || received != progress.received {
-                progress = (sent, received)
+            if sent != counted.sent || received != counted.received {
+                if sent != counted.sent { progress?.sent(sent, of: uploadLength) }
+                counted = (sent, received)
                 lastActivity = .now
             }
             return 0
@@ -306,6 +355,10 @@
             }
             guard head.isComplete, let response = head.response(for: url) else {
                 return finish(.failure(.transport(CurlCode.urlError(8, url: url))))
+            }
+            // An empty body still decides where it went: an empty download is an empty file.
+            if let routing, route == nil, !decideRoute(routing), let stoppedBecause {
+                return finish(.failure(stoppedBecause))
             }
             finish(.success(Reply(response: response, data: body, stream: nil)))
         }

@@ -8,10 +8,10 @@
     /// queues and delegate hops. Linux only: it opens the libcurl that FoundationNetworking links (`libcurl.so.4`,
     /// or the file named by `NAL_LIBCURL`) at run time, so nothing has to be installed.
     ///
-    /// Work in progress (issue 21): requests, uploads (bytes, files and multipart forms streamed from disk through
-    /// libcurl's read callback, on the event loop's thread) and streamed bodies, which pause the transfer while the
-    /// consumer is behind (no spill file). Downloads to a file are refused with `unsupportedRequestType`, and
-    /// progress is not reported yet.
+    /// Work in progress (issue 21), package-only until it matches URLSessionTransport: requests, uploads (bytes,
+    /// files and multipart forms streamed from disk through libcurl's read callback, on the event loop's thread),
+    /// downloads to a destination with resume and the atomic move (`DownloadJob`, shared with URLSessionTransport),
+    /// progress, and streamed bodies, which pause the transfer while the consumer is behind (no spill file).
     ///
     /// - Connections are reused, at most `maximumConnectionsPerHost` per host; HTTP/2 over TLS when ALPN agrees.
     /// - TLS is verified. Proxies come from the environment (`http_proxy`, `https_proxy`, `no_proxy`) as libcurl
@@ -59,40 +59,102 @@
                 URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: String(cString: failure)]))
         }
 
-        /// Sends `request`, follows redirects, and collects the whole body.
+        /// What one call's exchanges share.
+        struct Exchange {
+            let idleTimeout: TimeInterval
+            let limit: Int
+            let streamsBody: Bool
+            let progress: ProgressReporter?
+            var routing: (any BodyRouting)?
+        }
+
+        /// Sends `request`, follows redirects, and collects the whole body, streams it, or writes a download's file.
         package func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
             try URLSessionTransport.checkSendable(request)
             var sent = request
-            if case .download = context.kind {
-                throw .invalidRequest(.unsupportedRequestType("CurlTransport does not download to files yet"))
-            }
-            let streams = context.streamsBody
-            var upload = try UploadBody.prepare(
+            let upload = try UploadBody.prepare(
                 for: context.kind, of: &sent,
                 multipartMemoryThreshold: URLSessionTransport.defaultMultipartMemoryThreshold)
-            var response = request
+            var reported = request
             if let type = sent.value(forHTTPHeaderField: "Content-Type") {
-                response.setValue(type, forHTTPHeaderField: "Content-Type")
+                reported.setValue(type, forHTTPHeaderField: "Content-Type")
             }
-            let idle = try idleTimeout(of: request)
-            let limit = context.options.maximumResponseSize ?? maximumResponseSize
+            let exchange = Exchange(
+                idleTimeout: try idleTimeout(of: request),
+                limit: context.options.maximumResponseSize ?? maximumResponseSize,
+                streamsBody: context.streamsBody && !context.kind.isDownload,
+                progress: context.progressReporter(totalBytesToSend: upload?.length))
             let started = (date: Date(), instant: ContinuousClock.now)
+            if case .download(let destination) = context.kind {
+                return try await download(sent, as: reported, to: destination, exchange, started: started)
+            }
+            let reply = try await followingRedirects(sent, upload: upload, exchange)
+            if reply.stream == nil { exchange.progress?.complete() }
+            return Response(
+                request: reported, httpResponse: reply.response, data: reply.data,
+                timing: ResponseTiming(start: started.date, duration: .now - started.instant),
+                streamedBody: reply.stream)
+        }
+
+        /// Writes the body to `destination`'s partial file, resumes with a range request when the connection breaks
+        /// and the server allows it, and moves the file into place: `DownloadJob`, as URLSessionTransport does.
+        private func download(
+            _ request: URLRequest, as original: URLRequest, to destination: DownloadDestination, _ exchange: Exchange,
+            started: (date: Date, instant: ContinuousClock.Instant)
+        ) async throws(NALError) -> Response {
+            let job = await DownloadJob.make(destination, for: request)
+            var exchange = exchange
+            exchange.routing = job
+            var resumes = 0
+            while true {
+                var attempt = request
+                for (name, value) in job.resumeHeaders { attempt.setValue(value, forHTTPHeaderField: name) }
+                do {
+                    let reply = try await followingRedirects(attempt, upload: nil, exchange)
+                    let timing = ResponseTiming(start: started.date, duration: .now - started.instant)
+                    switch try await job.concludeOffThread(reply.response) {
+                    case .downloaded(let file, let response):
+                        exchange.progress?.complete()
+                        return Response(
+                            request: original, httpResponse: response, data: Data(), timing: timing, fileURL: file)
+                    case .notDownloaded:
+                        return Response(
+                            request: original, httpResponse: reply.response, data: reply.data, timing: timing)
+                    case .restart where resumes < DownloadJob.maximumResumes:
+                        resumes += 1
+                        continue
+                    case .restart:
+                        await job.abandonOffThread()
+                        return Response(
+                            request: original, httpResponse: reply.response, data: reply.data, timing: timing)
+                    }
+                } catch {
+                    if resumes < DownloadJob.maximumResumes, !Task.isCancelled, job.prepareResume(after: error) {
+                        resumes += 1
+                        continue
+                    }
+                    await job.abandonOffThread()
+                    throw error
+                }
+            }
+        }
+
+        /// Sends `request` and the redirects that follow; an upload's body goes along where the method is kept (307,
+        /// 308).
+        private func followingRedirects(
+            _ request: URLRequest, upload: UploadBody?, _ exchange: Exchange
+        ) async throws(NALError) -> CurlTransfer.Reply {
+            var sent = request
+            var upload = upload
             var redirects = 0
             while true {
-                let reply = try await exchange(
-                    sent, upload: upload, idleTimeout: idle, limit: limit, streamsBody: streams)
-                let httpResponse = reply.response
+                let reply = try await self.exchange(sent, upload: upload, exchange)
                 // libcurl, like URLSession, hands over a gzip body too short to be one as empty, without an error.
-                if let cutShort = SessionDelegate.truncatedGzip(httpResponse, url: sent.url) {
+                if let cutShort = SessionDelegate.truncatedGzip(reply.response, url: sent.url) {
                     reply.stream?.stop(with: .cancelled)
                     throw cutShort
                 }
-                guard let next = try followUp(to: sent, after: httpResponse) else {
-                    return Response(
-                        request: response, httpResponse: httpResponse, data: reply.data,
-                        timing: ResponseTiming(start: started.date, duration: .now - started.instant),
-                        streamedBody: reply.stream)
-                }
+                guard let next = try followUp(to: sent, after: reply.response) else { return reply }
                 reply.stream?.stop(with: .cancelled)
                 redirects += 1
                 guard redirects <= Self.maximumRedirects else {
@@ -114,12 +176,13 @@
 
         /// One request and its response, without following redirects.
         private func exchange(
-            _ request: URLRequest, upload: UploadBody?, idleTimeout: TimeInterval, limit: Int, streamsBody: Bool
+            _ request: URLRequest, upload: UploadBody?, _ exchange: Exchange
         ) async throws(NALError) -> CurlTransfer.Reply {
             guard let url = request.url else { throw .invalidRequest(.missingURL) }
             let transfer = try CurlTransfer(
-                request, upload: upload, url: url, idleTimeout: .milliseconds(Int64((idleTimeout * 1000).rounded(.up))),
-                limit: limit, streamsBody: streamsBody)
+                request, upload: upload, url: url,
+                idleTimeout: .milliseconds(Int64((exchange.idleTimeout * 1000).rounded(.up))), limit: exchange.limit,
+                streamsBody: exchange.streamsBody, routing: exchange.routing, progress: exchange.progress)
             let outcome = await withTaskCancellationHandler {
                 loop.start(transfer)
                 return await transfer.outcomeWhenFinished()
