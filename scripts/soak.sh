@@ -12,6 +12,8 @@
 #   scripts/soak.sh [MINUTES]          1 by default (what CI runs); the closing notes report 30
 #   NAL_SOAK_CONCURRENCY=N             workers making calls at once (8 by default)
 #   NAL_SOAK_CALL_DEADLINE_MS=N        a call not ended after N ms is lost (120000 by default; 1 shows the bound fail)
+#   NAL_SOAK_TRANSPORT=curl            the client runs over CurlTransport (no FoundationNetworking underneath; with
+#                                      NAL_SOAK_GATE_RSS=1 the run gates RSS flat)
 #
 # A call that never ends is counted lost after its deadline, and the whole run is killed 10 minutes after its time
 # (exit 124), so that a hang fails instead of stalling CI.
@@ -23,7 +25,7 @@ MINUTES=${1:-1}
 source scripts/bench-common.sh
 require_bench
 start_server fault_server.py
-echo "== soak: $MINUTES min, ${NAL_SOAK_CONCURRENCY:-8} workers, against the fault server on port $PORT"
+echo "== soak: $MINUTES min, ${NAL_SOAK_CONCURRENCY:-8} workers, ${NAL_SOAK_TRANSPORT:-urlsession} transport, against the fault server on port $PORT"
 status=0
 timeout --kill-after=10 $((MINUTES * 60 + 600)) \
     "$BENCH" soak "http://127.0.0.1:$PORT" --seconds $((MINUTES * 60)) --concurrency "${NAL_SOAK_CONCURRENCY:-8}" \

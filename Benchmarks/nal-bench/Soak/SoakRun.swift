@@ -48,6 +48,23 @@ enum SoakRun {
         return options
     }
 
+    /// URLSessionTransport, or CurlTransport with `NAL_SOAK_TRANSPORT=curl`; `nil`, said on standard error, when
+    /// libcurl cannot be loaded.
+    static func transport() -> (any Transport)? {
+        guard ProcessInfo.processInfo.environment["NAL_SOAK_TRANSPORT"] == "curl" else { return URLSessionTransport() }
+        #if os(Linux)
+            do {
+                return try CurlTransport()
+            } catch {
+                FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+                return nil
+            }
+        #else
+            FileHandle.standardError.write(Data("Error: CurlTransport is Linux only\n".utf8))
+            return nil
+        #endif
+    }
+
     static func run(_ options: Options) async -> Int32 {
         BenchLogging.setUp()
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("nal-soak-\(getpid())")
@@ -56,7 +73,8 @@ enum SoakRun {
         let upload = workspace.appendingPathComponent("upload.bin")
         _ = FileManager.default.createFile(
             atPath: upload.path, contents: Data((0..<1_000_000).map { UInt8($0 % 251) }))
-        let traffic = SoakTraffic(base: options.url, workspace: workspace, upload: upload)
+        guard let transport = transport() else { return 1 }
+        let traffic = SoakTraffic(base: options.url, workspace: workspace, upload: upload, transport: transport)
         // First, what a data call leaves behind: bare URLSession, then NAL's client with the soak's middleware.
         let reference = SoakReference(url: options.url, calls: 20_000, concurrency: options.concurrency)
         let fast = options.url.appendingPathComponent("fast")

@@ -26,7 +26,7 @@ struct SoakTraffic: Sendable {
     /// The token the middleware sends; a refresh makes it right, and the soak makes it stale again now and then.
     let token = Locked("stale")
 
-    init(base: URL, workspace: URL, upload: URL) {
+    init(base: URL, workspace: URL, upload: URL, transport: any Transport) {
         self.base = base
         self.workspace = workspace
         self.upload = upload
@@ -38,7 +38,7 @@ struct SoakTraffic: Sendable {
                 token.withLock { $0 = "fresh" }
             })
         let retry = RetryMiddleware(maxAttempts: 3, baseDelay: .milliseconds(5), maximumDelay: .milliseconds(50))
-        client = Client(middleware: [LoggingMiddleware(), retry, auth])
+        client = Client(middleware: [LoggingMiddleware(), retry, auth], transport: transport)
     }
 
     /// One random call, cancelled at a random moment about one time in six; its end is counted in `tally`.

@@ -94,6 +94,25 @@ struct DownloadSafetyTests {
         return try Data(contentsOf: file)
     }
 
+    @Test("an empty body downloads as an empty file, with progress that says it is complete")
+    func emptyDownload() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("empty.bin")
+        var last = TransferProgress()
+        var file: URL?
+        for try await event in client.transfer(source(0, to: .file(destination))) {
+            switch event {
+            case .progress(let progress): last = progress
+            case .completed(let response): file = response.fileURL
+            }
+        }
+        #expect(file == destination)
+        #expect(try Data(contentsOf: destination).isEmpty)
+        #expect(last.bytesReceived == 0)
+        #expect(last.fractionCompleted == 1)
+    }
+
     @Test("a kept partial file that is already complete finishes with the 416's bytes */N, in one request")
     func completePartial() async throws {
         let directory = try TransferFiles.scratchDirectory()
