@@ -157,6 +157,9 @@ int nal_curl_easy_setopt_read_callback(void *easy, int option, nal_curl_read_cal
 int nal_curl_easy_setopt_progress_callback(void *easy, int option, nal_curl_progress_callback callback) {
     return api.easy_setopt(easy, option, callback);
 }
+int nal_curl_easy_setopt_seek_callback(void *easy, int option, nal_curl_seek_callback callback) {
+    return api.easy_setopt(easy, option, callback);
+}
 int nal_curl_easy_getinfo_long(void *easy, int info, long *value) { return api.easy_getinfo(easy, info, value); }
 int nal_curl_easy_pause(void *easy, int bitmask) { return api.easy_pause(easy, bitmask); }
 const char *nal_curl_easy_strerror(int code) { return api.easy_strerror(code); }

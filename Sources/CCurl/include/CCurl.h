@@ -14,6 +14,9 @@
 typedef size_t (*nal_curl_data_callback)(char *bytes, size_t size, size_t count, void *context);
 /// Gives libcurl up to size * count bytes of request body: returns how many it wrote, 0 at the end.
 typedef size_t (*nal_curl_read_callback)(char *buffer, size_t size, size_t count, void *context);
+/// Moves the request body back to `offset` from `origin` (SEEK_SET) so that libcurl can send it again on a new
+/// connection: 0 when done, 1 to fail the transfer, 2 when it cannot.
+typedef int (*nal_curl_seek_callback)(void *context, int64_t offset, int origin);
 /// Reports progress; non-zero stops the transfer.
 typedef int (*nal_curl_progress_callback)(void *context, int64_t download_total, int64_t downloaded,
                                           int64_t upload_total, int64_t uploaded);
@@ -41,6 +44,7 @@ int nal_curl_easy_setopt_pointer(void *easy, int option, const void *value);
 int nal_curl_easy_setopt_data_callback(void *easy, int option, nal_curl_data_callback callback);
 int nal_curl_easy_setopt_read_callback(void *easy, int option, nal_curl_read_callback callback);
 int nal_curl_easy_setopt_progress_callback(void *easy, int option, nal_curl_progress_callback callback);
+int nal_curl_easy_setopt_seek_callback(void *easy, int option, nal_curl_seek_callback callback);
 int nal_curl_easy_getinfo_long(void *easy, int info, long *value);
 int nal_curl_easy_pause(void *easy, int bitmask);
 const char *nal_curl_easy_strerror(int code);

@@ -32,7 +32,7 @@
             case 5, 6: .cannotFindHost
             case 7: .cannotConnectToHost
             case 8: .badServerResponse
-            case 16, 18, 52, 55, 56, 92: .networkConnectionLost
+            case 16, 18, 25, 52, 55, 56, 65, 81, 92: .networkConnectionLost
             case 27: .cannotLoadFromNetwork
             case 28: .timedOut
             case 35, 53, 54, 58, 59, 64, 66, 80, 83, 90, 91: .secureConnectionFailed

@@ -6,6 +6,8 @@
         case url = 10002
         case readData = 10009
         case errorBuffer = 10010
+        case seekFunction = 20167
+        case seekData = 10168
         case writeFunction = 20011
         case readFunction = 20012
         case httpHeader = 10023

@@ -51,6 +51,8 @@
         private var stoppedBecause: NALError?
         /// The streamed request body, read by libcurl through the read callback.
         private var uploadStream: UploadBodyStream?
+        /// What the body is made of, to read it again from the start.
+        private var uploadSegments: [UploadBodyStream.Segment] = []
         /// Where libcurl writes the detail of a failure (CURL_ERROR_SIZE bytes); freed after the handle.
         private let errorBuffer: UnsafeMutablePointer<CChar> = {
             let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
@@ -153,6 +155,12 @@
             let stream = try UploadBodyStream(segments)
             stream.open()
             uploadStream = stream
+            uploadSegments = segments
+            // libcurl sends the body again when a reused connection turns out closed; it rewinds it through this.
+            try check(nal_curl_easy_setopt_seek_callback(handle, CurlOption.seekFunction.rawValue, curlRewindBody))
+            try check(
+                nal_curl_easy_setopt_pointer(
+                    handle, CurlOption.seekData.rawValue, Unmanaged.passUnretained(self).toOpaque()))
             try set(.post, 1)
             try set(.postFieldSizeLarge, length)
             try check(nal_curl_easy_setopt_read_callback(handle, CurlOption.readFunction.rawValue, curlSendBody))
@@ -331,6 +339,16 @@
             return count
         }
 
+        /// Starts the streamed body again from its first byte; any other position is refused (`CURL_SEEKFUNC_CANTSEEK`).
+        fileprivate func rewindBody(to offset: Int64, origin: Int32) -> Int32 {
+            guard offset == 0, origin == SEEK_SET, let old = uploadStream else { return 2 }
+            old.close()
+            guard let stream = try? UploadBodyStream(uploadSegments) else { return 1 }
+            stream.open()
+            uploadStream = stream
+            return 0
+        }
+
         /// `CURL_READFUNC_ABORT`: the read callback's way to stop the transfer.
         private static let abortRead = 0x1000_0000
 
@@ -428,6 +446,12 @@
         guard let context else { return 0x1000_0000 }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
         return transfer.sendBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size &* count))
+    }
+
+    private let curlRewindBody: nal_curl_seek_callback = { context, offset, origin in
+        guard let context else { return 1 }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+        return transfer.rewindBody(to: offset, origin: origin)
     }
 
     private let curlReportProgress: nal_curl_progress_callback = { context, _, received, _, sent in
