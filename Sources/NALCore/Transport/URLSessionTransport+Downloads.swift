@@ -15,41 +15,12 @@ extension URLSessionTransport {
         _ request: URLRequest, as original: URLRequest, to destination: DownloadDestination, _ exchange: Exchange,
         started: (date: Date, instant: ContinuousClock.Instant)
     ) async throws(NALError) -> Response {
-        let job = await DownloadJob.make(destination, for: request)
-        var exchange = exchange
-        exchange.routing = job
-        var resumes = 0
-        while true {
-            var attempt = request
-            for (name, value) in job.resumeHeaders { attempt.setValue(value, forHTTPHeaderField: name) }
-            do {
-                let (httpResponse, data) = try await followingRedirects(attempt, upload: nil, exchange)
-                let timing = ResponseTiming(start: started.date, duration: .now - started.instant)
-                switch try await job.concludeOffThread(httpResponse) {
-                case .downloaded(let file, let response):
-                    exchange.progress?.complete()
-                    return Response(
-                        request: original, httpResponse: response, data: Data(), timing: timing, fileURL: file)
-                case .notDownloaded:
-                    return Response(request: original, httpResponse: httpResponse, data: data, timing: timing)
-                case .restart where resumes < DownloadJob.maximumResumes:
-                    resumes += 1
-                    continue
-                case .restart:
-                    await job.abandonOffThread()
-                    return Response(request: original, httpResponse: httpResponse, data: data, timing: timing)
-                }
-            } catch {
-                if resumes < DownloadJob.maximumResumes, !Task.isCancelled, job.prepareResume(after: error) {
-                    resumes += 1
-                    CoreLog.request.notice(
-                        "download from \(DisplayText.url(request.url), privacy: .public) interrupted (\(error)); resuming"
-                    )
-                    continue
-                }
-                await job.abandonOffThread()
-                throw error
-            }
+        try await DownloadJob.run(
+            request, as: original, to: destination, progress: exchange.progress, started: started
+        ) { attempt, job throws(NALError) in
+            var exchange = exchange
+            exchange.routing = job
+            return try await followingRedirects(attempt, upload: nil, exchange)
         }
     }
 }

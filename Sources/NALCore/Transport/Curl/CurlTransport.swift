@@ -96,46 +96,19 @@
                 streamedBody: reply.stream)
         }
 
-        /// Writes the body to `destination`'s partial file, resumes with a range request when the connection breaks
-        /// and the server allows it, and moves the file into place: `DownloadJob`, as URLSessionTransport does.
+        /// Writes the body to `destination`'s partial file, resumes, and moves the file into place: `DownloadJob`, as
+        /// URLSessionTransport does.
         private func download(
             _ request: URLRequest, as original: URLRequest, to destination: DownloadDestination, _ exchange: Exchange,
             started: (date: Date, instant: ContinuousClock.Instant)
         ) async throws(NALError) -> Response {
-            let job = await DownloadJob.make(destination, for: request)
-            var exchange = exchange
-            exchange.routing = job
-            var resumes = 0
-            while true {
-                var attempt = request
-                for (name, value) in job.resumeHeaders { attempt.setValue(value, forHTTPHeaderField: name) }
-                do {
-                    let reply = try await followingRedirects(attempt, upload: nil, exchange)
-                    let timing = ResponseTiming(start: started.date, duration: .now - started.instant)
-                    switch try await job.concludeOffThread(reply.response) {
-                    case .downloaded(let file, let response):
-                        exchange.progress?.complete()
-                        return Response(
-                            request: original, httpResponse: response, data: Data(), timing: timing, fileURL: file)
-                    case .notDownloaded:
-                        return Response(
-                            request: original, httpResponse: reply.response, data: reply.data, timing: timing)
-                    case .restart where resumes < DownloadJob.maximumResumes:
-                        resumes += 1
-                        continue
-                    case .restart:
-                        await job.abandonOffThread()
-                        return Response(
-                            request: original, httpResponse: reply.response, data: reply.data, timing: timing)
-                    }
-                } catch {
-                    if resumes < DownloadJob.maximumResumes, !Task.isCancelled, job.prepareResume(after: error) {
-                        resumes += 1
-                        continue
-                    }
-                    await job.abandonOffThread()
-                    throw error
-                }
+            try await DownloadJob.run(
+                request, as: original, to: destination, progress: exchange.progress, started: started
+            ) { attempt, job throws(NALError) in
+                var exchange = exchange
+                exchange.routing = job
+                let reply = try await followingRedirects(attempt, upload: nil, exchange)
+                return (reply.response, reply.data)
             }
         }
 
