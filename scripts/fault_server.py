@@ -13,6 +13,8 @@ these paths (query parameters in brackets):
   /fast                     a small 200 at once
   /drip                     [bytes=20] [interval_ms=100]: one byte per interval, with a Content-Length
   /close-mid-body           [length=1000] [send=100]: announces length bytes, sends some, closes
+  /close-soon               [ms=300]: a whole 200 that keeps the connection alive by every sign, then closes it
+                            ms later without reading another request (a keep-alive timeout racing the next call)
   /bad-chunking             a chunked body whose chunk-size line is not hex
   /not-gzip                 Content-Encoding: gzip over a body that is not gzip
   /truncated-gzip           a 12,000-byte gzip body cut to its first 6 bytes, Content-Length 6
@@ -616,6 +618,10 @@ def handle(sock, request, connection=None):
         for _ in range(count):
             time.sleep(interval)
             sock.sendall(b"*")
+    elif path == "/close-soon":
+        respond(sock, 200, b"ok")
+        time.sleep(request.int_arg("ms", 300) / 1000)
+        return False
     elif path == "/close-mid-body":
         length = request.int_arg("length", 1000)
         sent = request.int_arg("send", 100)

@@ -70,14 +70,16 @@ package final class UploadBodyStream: InputStream {
 
     /// Why the transfer stopped reading, when a file could not be read or shrank: shared with the transport, which
     /// reports it instead of URLSession's vaguer error.
-    package let failures = Locked<NALError?>(nil)
+    package let failures: Locked<NALError?>
 
     /// The body's length: the sum of its segments.
     package let length: Int64
 
-    /// A stream of `segments`; refused when their lengths add up to more than an `Int64` holds.
-    package init(_ segments: [Segment]) throws(NALError) {
+    /// A stream of `segments`; refused when their lengths add up to more than an `Int64` holds. A stream that sends
+    /// a body again (on a new connection) shares the first one's `failures`.
+    package init(_ segments: [Segment], failures: Locked<NALError?> = Locked(nil)) throws(NALError) {
         self.segments = segments
+        self.failures = failures
         length = try Segment.totalLength(of: segments)
         super.init(data: Data())
     }

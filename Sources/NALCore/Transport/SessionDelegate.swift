@@ -37,6 +37,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let progress: ProgressReporter?
         /// The failure of the body being streamed (a file that shrank), which explains a failed task.
         let uploadFailure: Locked<NALError?>?
+        /// What a streamed body is made of, to send it again when a reused connection turns out closed.
+        var uploadSegments: [UploadBodyStream.Segment]?
         /// Where the body goes when the caller streams it; the call then returns at the head.
         let stream: StreamedBody.Writer?
         /// Whether the head of a streamed call has been returned; the body then ends in `stream`.
@@ -89,12 +91,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var request = request
         var uploadData: Data?
         var uploadFailure: Locked<NALError?>?
+        var uploadSegments: [UploadBodyStream.Segment]?
         switch upload {
         case nil: break
         case .data(let data)?: uploadData = data
         case .segments(let segments, _)?:
             let stream = try UploadBodyStream(segments)
             uploadFailure = stream.failures
+            uploadSegments = segments
             request = stream.attached(to: request)
         }
         let starting = StartingTask()
@@ -102,14 +106,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let outcome = await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
                 // Creating and resuming a task wait for the shared work queue: never on the cooperative pool.
-                delegateQueue.waitingForWorkQueue { [self, request, uploadData, uploadFailure] in
+                delegateQueue.waitingForWorkQueue { [self, request, uploadData, uploadFailure, uploadSegments] in
                     let task =
                         uploadData.map { session.uploadTask(with: request, from: $0) }
                         ?? session.dataTask(with: request)
-                    let state = State(
+                    var state = State(
                         limit: limit, idleTimeout: idleTimeout, url: request.url, continuation: continuation,
                         lastActivity: .now, task: task, routing: routing, progress: progress,
                         uploadFailure: uploadFailure, stream: stream)
+                    state.uploadSegments = uploadSegments
                     start(task, state, starting)
                 }
             }
@@ -343,6 +348,21 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             return states.values[index].progress
         }
         progress?.sent(totalBytesSent, of: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil)
+    }
+
+    /// A streamed body from its first byte again, for libcurl to send on a new connection when the reused one turns
+    /// out closed (a keep-alive timeout racing the call). Without it the call stalls until its idle timeout.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
+        let body = states.withLock { states -> (segments: [UploadBodyStream.Segment], failures: Locked<NALError?>)? in
+            guard let state = states[task.taskIdentifier], let segments = state.uploadSegments,
+                let failures = state.uploadFailure
+            else { return nil }
+            return (segments, failures)
+        }
+        completionHandler(body.flatMap { try? UploadBodyStream($0.segments, failures: $0.failures) })
     }
 
     /// NAL follows redirects itself (see `RedirectPolicy`), so FoundationNetworking never does: it would drop the

@@ -163,6 +163,22 @@ struct FaultServerTests {
         #expect(echo.bodyLength == 0)
     }
 
+    @Test("a file upload on a kept-alive connection that the server closes is sent again, whole, on a new one")
+    func uploadRetriedOnFreshConnection() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("body.bin")
+        try Self.body39.write(to: file)
+        for _ in 0..<3 {
+            // The connection looks alive for 300 ms, then the server closes it without reading the upload sent on it.
+            _ = try await client.request(FaultServer.endpoint("close-soon", query: ["ms": 300]))
+            try await Task.sleep(for: .milliseconds(50))
+            let echo = try await client.request(
+                FaultServer.endpoint("echo", method: .post, requestType: .uploadFile(file)), as: Echo.self)
+            #expect(echo.body == String(decoding: Self.body39, as: UTF8.self))
+        }
+    }
+
     @Test("a redirect loop ends with httpTooManyRedirects after 20 hops; doNotFollow returns the 3xx")
     func redirectLimits() async throws {
         let probe = FaultServer.probe()
