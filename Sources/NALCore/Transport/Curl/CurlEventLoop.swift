@@ -61,7 +61,7 @@
             _ = nal_curl_multi_wakeup(multi)
         }
 
-        /// Queues `transfer` to be removed (its outcome was already set, by a cancellation).
+        /// Queues `transfer` to be removed; it then ends with `.cancelled`, unless it had ended already.
         func stop(_ transfer: CurlTransfer) {
             queue.withLock { $0.stops.append(transfer) }
             _ = nal_curl_multi_wakeup(multi)
@@ -89,8 +89,11 @@
                 }
                 for transfer in starts { add(transfer) }
                 for transfer in stops {
-                    transfer.failStream(.cancelled)
+                    // Out of the multi handle first: once the caller hears of the end, no callback writes again
+                    // (a download's partial file, which the next call may resume at once).
                     remove(transfer)
+                    transfer.finish(.failure(.cancelled))
+                    transfer.failStream(.cancelled)
                 }
                 for transfer in resumes { resume(transfer) }
                 if shuttingDown, running.isEmpty { break }

@@ -160,7 +160,7 @@
                 loop.start(transfer)
                 return await transfer.outcomeWhenFinished()
             } onCancel: {
-                transfer.finish(.failure(.cancelled))
+                // The loop ends the call once the transfer is out of libcurl's hands, within a wake-up.
                 loop.stop(transfer)
             }
             return try outcome.get()
