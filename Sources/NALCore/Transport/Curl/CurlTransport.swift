@@ -47,12 +47,6 @@
             loop.shutDown()
         }
 
-        /// libcurl's version text.
-        package static var libraryVersion: String? {
-            guard nal_curl_load() == nil, let text = nal_curl_version() else { return nil }
-            return String(cString: text)
-        }
-
         private static func loadLibrary() throws(NALError) {
             guard let failure = nal_curl_load() else { return }
             throw .transport(
