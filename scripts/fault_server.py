@@ -49,7 +49,8 @@ these paths (query parameters in brackets):
                             gets N+1 to 5, and one with 5 a 204; [script=retry] [retry_ms=300]: `retry:` and event 1,
                             a drop, event 2, a drop, then 204; [script=endless] [interval_ms=20] [key=K]: an event
                             every interval until the client closes; [script=plain]: a text/plain body
-  /_sse_closed              [key=K]: {"closedAt": seconds since the epoch} when the endless stream K saw its close
+  /_sse_closed              [key=K]: {"closedAt": seconds since the epoch when the endless stream K saw its close,
+                            "clientPort": the client's port of that connection}
   /_journal                 GET: the requests parsed so far as JSON (each with "at", seconds since the epoch),
                             [contains=S] only those whose target contains S;
                             DELETE: forget them
@@ -475,6 +476,7 @@ class MultipartSink:
 
 
 SSE_CLOSED = {}
+SSE_CLIENT_PORT = {}
 SSE_LOCK = threading.Lock()
 
 
@@ -516,6 +518,8 @@ def serve_events(sock, request):
         # An event every INTERVAL_MS until the client closes; when it did is kept for /_sse_closed?key=.
         interval = request.int_arg("interval_ms", 20) / 1000
         key = request.arg("key", "")
+        with SSE_LOCK:
+            SSE_CLIENT_PORT[key] = sock.getpeername()[1]
         sock.sendall(stream_head)
         number = 0
         try:
@@ -557,7 +561,8 @@ def handle(sock, request, connection=None):
 
     if path == "/_sse_closed":
         with SSE_LOCK:
-            body = json.dumps({"closedAt": SSE_CLOSED.get(request.arg("key", ""))}).encode()
+            key = request.arg("key", "")
+            body = json.dumps({"closedAt": SSE_CLOSED.get(key), "clientPort": SSE_CLIENT_PORT.get(key)}).encode()
         respond(sock, 200, body, content_type="application/json")
         return True
     if path == "/sse":
