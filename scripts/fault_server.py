@@ -11,6 +11,7 @@ these paths (query parameters in brackets):
   /loop                     a 302 to itself, forever
   /delay                    [ms=1000]: waits, then a small 200
   /fast                     a small 200 at once
+  /hold                     [ms=300] [key=K]: a 200 after MS milliseconds
   /drip                     [bytes=20] [interval_ms=100]: one byte per interval, with a Content-Length
   /close-mid-body           [length=1000] [send=100]: announces length bytes, sends some, closes
   /close-soon               [ms=300]: a whole 200 that keeps the connection alive by every sign, then closes it
@@ -49,6 +50,8 @@ these paths (query parameters in brackets):
                             gets N+1 to 5, and one with 5 a 204; [script=retry] [retry_ms=300]: `retry:` and event 1,
                             a drop, event 2, a drop, then 204; [script=endless] [interval_ms=20] [key=K]: an event
                             every interval until the client closes; [script=plain]: a text/plain body
+  /_holds                   [key=K]: {"peak": most requests of K held at once, "connections": distinct client ports,
+                            "requests": how many}
   /_sse_closed              [key=K]: {"closedAt": seconds since the epoch when the endless stream K saw its close,
                             "clientPort": the client's port of that connection}
   /_journal                 GET: the requests parsed so far as JSON (each with "at", seconds since the epoch),
@@ -475,6 +478,8 @@ class MultipartSink:
         self.parts.append(part)
 
 
+HOLDS = {}
+HOLD_LOCK = threading.Lock()
 SSE_CLOSED = {}
 SSE_CLIENT_PORT = {}
 SSE_LOCK = threading.Lock()
@@ -565,6 +570,13 @@ def handle(sock, request, connection=None):
             body = json.dumps({"closedAt": SSE_CLOSED.get(key), "clientPort": SSE_CLIENT_PORT.get(key)}).encode()
         respond(sock, 200, body, content_type="application/json")
         return True
+    if path == "/_holds":
+        with HOLD_LOCK:
+            entry = HOLDS.get(request.arg("key", ""), {"open": 0, "peak": 0, "ports": set(), "requests": 0})
+            body = json.dumps({"peak": entry["peak"], "connections": len(entry["ports"]),
+                               "requests": entry["requests"]}).encode()
+        respond(sock, 200, body, content_type="application/json")
+        return True
     if path == "/sse":
         serve_events(sock, request)
         return False
@@ -616,6 +628,21 @@ def handle(sock, request, connection=None):
         respond(sock, 200, b"late")
     elif path == "/fast":
         respond(sock, 200, b"fast")
+    elif path == "/hold":
+        # Held for MS milliseconds; /_holds?key= tells how many requests of K were held at once at most, and over
+        # how many connections they came.
+        with HOLD_LOCK:
+            entry = HOLDS.setdefault(request.arg("key", ""), {"open": 0, "peak": 0, "ports": set(), "requests": 0})
+            entry["open"] += 1
+            entry["requests"] += 1
+            entry["peak"] = max(entry["peak"], entry["open"])
+            entry["ports"].add(sock.getpeername()[1])
+        try:
+            time.sleep(request.int_arg("ms", 300) / 1000)
+        finally:
+            with HOLD_LOCK:
+                entry["open"] -= 1
+        respond(sock, 200, b"held")
     elif path == "/drip":
         count = request.int_arg("bytes", 20)
         interval = request.int_arg("interval_ms", 100) / 1000

@@ -31,6 +31,7 @@ source scripts/lib/servers.sh
 trap stop_servers EXIT
 [[ -n "${NAL_HTTPBIN_URL:-}" ]] || start_httpbin || { echo "Error: httpbin did not start" >&2; exit 1; }
 [[ -n "${NAL_FAULT_URL:-}" ]] || start_fault_server || { echo "Error: the fault server did not start" >&2; exit 1; }
+[[ -n "${NAL_H2_URL:-}" ]] || start_h2_server || { echo "Error: the HTTP/2 server did not start" >&2; exit 1; }
 
 echo "== scratch copy in $SCRATCH"
 mkdir -p "$SCRATCH"

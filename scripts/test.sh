@@ -18,7 +18,8 @@ is_ci() { [[ "${CI:-}" == "true" || "${CI:-}" == "1" ]]; }
 # The modules above NALCore use only the package types listed for them (a static check, before anything builds).
 scripts/check-seams.sh
 
-# The local httpbin and the fault server: start_httpbin, start_fault_server, stop_servers.
+# The local httpbin, the HTTP/2 server and the fault server: start_httpbin, start_h2_server, start_fault_server,
+# stop_servers.
 source scripts/lib/servers.sh
 trap stop_servers EXIT
 
@@ -39,6 +40,16 @@ if [[ -z "${NAL_FAULT_URL:-}" ]]; then
             exit 1
         fi
         echo "warning: the fault server is not available; fault tests will be skipped." >&2
+    fi
+fi
+
+if [[ -z "${NAL_H2_URL:-}" ]]; then
+    if ! start_h2_server; then
+        if is_ci; then
+            echo "Error: CI=true and the HTTP/2 server could not be started; its tests cannot run." >&2
+            exit 1
+        fi
+        echo "warning: the HTTP/2 server is not available; its tests will be skipped." >&2
     fi
 fi
 

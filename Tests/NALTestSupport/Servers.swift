@@ -35,6 +35,42 @@ public enum HTTPBin {
     }
 }
 
+/// The HTTPS server of `scripts/h2_server.py` (HTTP/2 when ALPN agrees), which `scripts/test.sh` starts and announces
+/// in `NAL_H2_URL`, with its throwaway certificate authority in `NAL_H2_CA`.
+public enum H2Server {
+    public static let url: URL? = ProcessInfo.processInfo.environment["NAL_H2_URL"].flatMap(URL.init(string:))
+    /// The PEM file of the certificate the server presents, which no system trusts.
+    public static let certificateAuthority: URL? = ProcessInfo.processInfo.environment["NAL_H2_CA"].map {
+        URL(fileURLWithPath: $0)
+    }
+
+    public static let skipReason: Comment = "NAL_H2_URL is not set: run scripts/test.sh to start the HTTP/2 server"
+
+    /// What the server answers on every path.
+    public struct Answer: Decodable, Sendable {
+        /// `"h2"` or `"http/1.1"`.
+        public var protocol_: String
+        public var path: String
+        /// The connection's number, counted from 1 by the server.
+        public var connection: Int
+        /// The most streams the connection had open at once when this one was answered.
+        public var peakStreams: Int
+
+        enum CodingKeys: String, CodingKey {
+            case protocol_ = "protocol"
+            case path, connection, peakStreams
+        }
+    }
+
+    /// An endpoint on the server; `holdMilliseconds` delays the answer.
+    public static func endpoint(_ path: String, holdMilliseconds: Int = 0) -> TestEndpoint {
+        TestEndpoint(
+            baseURL: url ?? URL(fileURLWithPath: "/"), path: path,
+            requestType: holdMilliseconds == 0
+                ? .plain : .parameters(["ms": .int(holdMilliseconds)], encoding: URLEncoding.queryString))
+    }
+}
+
 /// The raw-socket fault server that `scripts/test.sh` starts (`scripts/fault_server.py`) and announces in
 /// `NAL_FAULT_URL`.
 public enum FaultServer {

@@ -1,8 +1,10 @@
-import Foundation
 public import NALCore
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+    import Foundation
+    public import FoundationNetworking
+#else
+    public import Foundation
 #endif
 
 /// The transport the integration suites run against, so that one suite proves both transports: URLSession by
@@ -14,22 +16,32 @@ public enum TestTransports {
         return value == "curl" ? "curl" : "urlsession"
     }()
 
-    /// A transport of the selected kind with these settings.
+    /// A transport of the selected kind with these settings. `cookieStorage` is the URLSession configuration's
+    /// storage, or CurlTransport's; `nil` keeps each transport's default (URLSession's shared storage, no cookies
+    /// for CurlTransport).
     public static func make(
         redirectPolicy: RedirectPolicy = .follow,
-        maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize
+        maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
+        maximumConnectionsPerHost: Int = 6,
+        cookieStorage: HTTPCookieStorage? = nil
     ) -> any Transport {
         #if os(Linux)
             if selected == "curl" {
                 do {
-                    return try CurlTransport(maximumResponseSize: maximumResponseSize, redirectPolicy: redirectPolicy)
+                    return try CurlTransport(
+                        maximumResponseSize: maximumResponseSize, redirectPolicy: redirectPolicy,
+                        maximumConnectionsPerHost: maximumConnectionsPerHost, cookieStorage: cookieStorage)
                 } catch {
                     // A suite that asked for curl must not quietly test URLSession instead.
                     return FailingTransport(error: error)
                 }
             }
         #endif
-        return URLSessionTransport(maximumResponseSize: maximumResponseSize, redirectPolicy: redirectPolicy)
+        let configuration = URLSessionConfiguration.default
+        configuration.httpMaximumConnectionsPerHost = maximumConnectionsPerHost
+        if let cookieStorage { configuration.httpCookieStorage = cookieStorage }
+        return URLSessionTransport(
+            configuration: configuration, maximumResponseSize: maximumResponseSize, redirectPolicy: redirectPolicy)
     }
 
     /// A transport whose every call fails with `error`.

@@ -1,15 +1,17 @@
 # The servers of the integration tests, shared by scripts/test.sh and scripts/mutation-test.sh:
-# `source scripts/lib/servers.sh`, then call start_httpbin and start_fault_server (each exports its URL), and
-# stop_servers when done.
+# `source scripts/lib/servers.sh`, then call start_httpbin, start_h2_server and start_fault_server (each exports its
+# URL), and stop_servers when done.
 
 # httpbin and gunicorn come from PyPI into a virtualenv under the build folder, pinned to versions known to work.
 HTTPBIN_VENV=.build/httpbin-venv
-HTTPBIN_REQUIREMENTS=("httpbin==0.10.4" "gunicorn==27.0.1")
+# h2 serves HTTP/2 for scripts/h2_server.py.
+HTTPBIN_REQUIREMENTS=("httpbin==0.10.4" "gunicorn==27.0.1" "h2==4.4.1")
 HTTPBIN_PID=""
 FAULT_PID=""
+H2_PID=""
 
 stop_servers() {
-    for pid in "$HTTPBIN_PID" "$FAULT_PID"; do
+    for pid in "$HTTPBIN_PID" "$FAULT_PID" "$H2_PID"; do
         if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
             kill "$pid" 2>/dev/null || true
             wait "$pid" 2>/dev/null || true
@@ -38,13 +40,40 @@ start_fault_server() {
     return 1
 }
 
+# httpbin, gunicorn and h2 into the virtualenv, once.
+install_server_packages() {
+    mkdir -p .build
+    "$HTTPBIN_VENV/bin/python" -c "import httpbin, gunicorn, h2" 2>/dev/null && return 0
+    echo "== installing ${HTTPBIN_REQUIREMENTS[*]} into $HTTPBIN_VENV"
+    python3 -m venv "$HTTPBIN_VENV" || return 1
+    "$HTTPBIN_VENV/bin/pip" install --quiet --disable-pip-version-check "${HTTPBIN_REQUIREMENTS[@]}"
+}
+
+# An HTTPS server speaking HTTP/2 (scripts/h2_server.py) with a throwaway certificate: NAL_H2_URL and NAL_H2_CA.
+start_h2_server() {
+    install_server_packages || return 1
+    "$HTTPBIN_VENV/bin/python" scripts/h2_server.py .build/h2-tls > .build/h2-server.log 2>&1 &
+    H2_PID=$!
+    for _ in $(seq 1 100); do
+        local port ca
+        port=$(sed -n 's/^port \([0-9]*\)$/\1/p' .build/h2-server.log)
+        ca=$(sed -n 's/^ca \(.*\)$/\1/p' .build/h2-server.log)
+        if [[ -n "$port" && -n "$ca" ]]; then
+            export NAL_H2_URL="https://127.0.0.1:$port" NAL_H2_CA="$ca"
+            echo "== HTTP/2 server on $NAL_H2_URL (pid $H2_PID)"
+            return 0
+        fi
+        kill -0 "$H2_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "the HTTP/2 server did not start; its log:" >&2
+    cat .build/h2-server.log >&2 || true
+    return 1
+}
+
 start_httpbin() {
     mkdir -p .build
-    if ! "$HTTPBIN_VENV/bin/python" -c "import httpbin, gunicorn" 2>/dev/null; then
-        echo "== installing ${HTTPBIN_REQUIREMENTS[*]} into $HTTPBIN_VENV"
-        python3 -m venv "$HTTPBIN_VENV" || return 1
-        "$HTTPBIN_VENV/bin/pip" install --quiet --disable-pip-version-check "${HTTPBIN_REQUIREMENTS[@]}" || return 1
-    fi
+    install_server_packages || return 1
     local port
     port=$("$HTTPBIN_VENV/bin/python" -c \
         'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()') || return 1
@@ -80,6 +109,10 @@ start_test_servers() {
     if [[ -z "${NAL_FAULT_URL:-}" ]] && ! start_fault_server; then
         $in_ci && { echo "Error: CI=true and the fault server could not be started" >&2; return 1; }
         echo "warning: no fault server; its tests are skipped" >&2
+    fi
+    if [[ -z "${NAL_H2_URL:-}" ]] && ! start_h2_server; then
+        $in_ci && { echo "Error: CI=true and the HTTP/2 server could not be started" >&2; return 1; }
+        echo "warning: no HTTP/2 server; its tests are skipped" >&2
     fi
     return 0
 }

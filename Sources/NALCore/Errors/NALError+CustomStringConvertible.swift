@@ -10,6 +10,8 @@ extension NALError: CustomStringConvertible {
         case .transport(let error):
             "Transport failed with URLError code \(error.code.rawValue) for \(DisplayText.url(error.failingURL)): "
                 + "\(DisplayText.capped(error.localizedDescription)). \(Self.advice(for: error.code))"
+        case .transportUnavailable(let reason):
+            "The transport cannot work on this machine: \(DisplayText.capped(reason))."
         case .unacceptableStatusCode(let response):
             "Unacceptable status code \(response.statusCode) from \(response.request.httpMethod ?? "GET") "
                 + "\(DisplayText.url(response.request.url)); the endpoint's validation does not accept it."

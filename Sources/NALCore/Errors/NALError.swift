@@ -11,6 +11,8 @@ public enum NALError: Error, Sendable {
     case encoding(EncodingFailureReason)
     /// The transport failed before a complete response arrived; the `URLError` says how (`.code`, failing URL).
     case transport(URLError)
+    /// The transport cannot work on this machine, and says why: `CurlTransport` when libcurl cannot be loaded.
+    case transportUnavailable(String)
     /// The response's status code is not accepted by the endpoint's `validation`. The whole response is kept.
     case unacceptableStatusCode(Response)
     /// The body could not be decoded into the requested type. The whole response is kept.

@@ -20,6 +20,7 @@
         case post = 47
         case followLocation = 52
         case verifyPeer = 64
+        case certificateAuthorityFile = 10065
         case httpGet = 80
         case verifyHost = 81
         case httpVersion = 84

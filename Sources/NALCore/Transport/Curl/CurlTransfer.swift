@@ -69,7 +69,8 @@
         /// Builds the easy handle for `request`; throws when libcurl refuses an option.
         init(
             _ request: URLRequest, upload: UploadBody?, url: URL, idleTimeout: Duration, limit: Int,
-            streamsBody: Bool = false, routing: (any BodyRouting)? = nil, progress: ProgressReporter? = nil
+            streamsBody: Bool = false, routing: (any BodyRouting)? = nil, progress: ProgressReporter? = nil,
+            certificateAuthorities: String? = nil
         ) throws(NALError) {
             self.url = url
             self.streamsBody = streamsBody
@@ -83,7 +84,7 @@
             }
             self.handle = handle
             do {
-                try configure(handle, for: request, upload: upload)
+                try configure(handle, for: request, upload: upload, certificateAuthorities: certificateAuthorities)
             } catch {
                 release()
                 throw error
@@ -106,7 +107,8 @@
         // MARK: Setting up
 
         private func configure(
-            _ handle: UnsafeMutableRawPointer, for request: URLRequest, upload: UploadBody?
+            _ handle: UnsafeMutableRawPointer, for request: URLRequest, upload: UploadBody?,
+            certificateAuthorities: String?
         ) throws(NALError) {
             let context = Unmanaged.passUnretained(self).toOpaque()
             try set(.url, url.absoluteString)
@@ -118,6 +120,7 @@
             try set(.redirectProtocols, "http,https")
             try set(.verifyPeer, 1)
             try set(.verifyHost, 2)
+            if let certificateAuthorities { try set(.certificateAuthorityFile, certificateAuthorities) }
             try set(.tcpKeepAlive, 1)
             try set(.httpVersion, nal_curl_supports_http2() != 0 ? CurlValue.http2OverTLS : CurlValue.http11)
             // Every encoding this libcurl decodes is offered, and the body is inflated before the limit counts it.

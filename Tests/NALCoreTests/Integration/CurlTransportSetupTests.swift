@@ -1,0 +1,140 @@
+#if os(Linux)
+    import Foundation
+    import FoundationNetworking
+    import NALCore
+    import Testing
+
+    @Suite("CurlTransport: loading, settings, cookies and proxies")
+    struct CurlTransportSetupTests {
+        @Test("when libcurl cannot be loaded, creating the transport throws transportUnavailable naming the file")
+        func libraryMissing() async {
+            // In a child process: libcurl is loaded once per process.
+            await inChildProcess {
+                await #expect(processExitsWith: .success) {
+                    setenv("NAL_LIBCURL", "/nonexistent/libcurl-nal.so.4", 1)
+                    do throws(NALError) {
+                        _ = try CurlTransport()
+                        exit(1)
+                    } catch {
+                        guard case .transportUnavailable(let reason) = error,
+                            reason.contains("/nonexistent/libcurl-nal.so.4"),
+                            error.description.contains("cannot work on this machine")
+                        else { exit(2) }
+                        exit(0)
+                    }
+                }
+            }
+        }
+
+        @Test(
+            "an idle timeout that is not a positive number of seconds is refused", arguments: [0, -1, .nan, .infinity])
+        func invalidIdleTimeout(seconds: Double) {
+            #expect(throws: NALError.self) { try CurlTransport(idleTimeout: seconds) }
+        }
+
+        @Test("a connection limit under one means one, not libcurl's 'no limit'")
+        func connectionLimitFloor() throws {
+            #expect(try CurlTransport(maximumConnectionsPerHost: 0).maximumConnectionsPerHost == 1)
+            #expect(try CurlTransport(maximumConnectionsPerHost: -5).maximumConnectionsPerHost == 1)
+        }
+
+        @Test(
+            "without a cookie storage, a cookie the server sets is neither kept nor sent",
+            .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+        func noCookiesByDefault() async throws {
+            let key = FaultServer.probe()
+            let name = "nal\(key.prefix(8))"
+            let client = Client<TestEndpoint>(transport: try CurlTransport())
+            _ = try await client.request(
+                FaultServer.endpoint("set-cookie", query: ["name": .string(name), "key": .string(key)]))
+            let echo = try await client.request(FaultServer.endpoint("echo")).decode(FaultServer.Echo.self)
+            #expect(echo.header("Cookie") == nil)
+            #expect(HTTPCookieStorage.shared.cookies?.contains { $0.name == name } != true)
+        }
+
+        @Test(
+            "http_proxy in the environment sends the request to the proxy, with the whole URL as its target",
+            .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+        func proxyFromEnvironment() async {
+            // In a child process: the environment is the process's.
+            await inChildProcess {
+                await #expect(processExitsWith: .success) {
+                    guard let proxy = FaultServer.url?.absoluteString else { exit(2) }
+                    setenv("http_proxy", proxy, 1)
+                    unsetenv("no_proxy")
+                    unsetenv("NO_PROXY")
+                    guard let transport = try? CurlTransport(),
+                        let base = URL(string: "http://nal-proxy-test.invalid")
+                    else { exit(3) }
+                    let client = Client<TestEndpoint>(transport: transport)
+                    let endpoint = TestEndpoint(baseURL: base, path: "echo")
+                    guard let echo = try? await client.request(endpoint).decode(FaultServer.Echo.self) else { exit(4) }
+                    exit(echo.target == "http://nal-proxy-test.invalid/echo" && echo.path == "/echo" ? 0 : 1)
+                }
+            }
+        }
+
+        @Test("a certificate authorities file that cannot be read is refused when the transport is made")
+        func unreadableCertificateAuthorities() {
+            for file in [URL(fileURLWithPath: "/nonexistent/ca.pem"), URL(fileURLWithPath: NSTemporaryDirectory())] {
+                #expect {
+                    try CurlTransport(certificateAuthorities: file)
+                } throws: { error in
+                    guard case .transportUnavailable(let reason) = error as? NALError else { return false }
+                    return reason.contains(file.path)
+                }
+            }
+        }
+    }
+
+    @Suite(
+        "CurlTransport over HTTPS: HTTP/2 when ALPN agrees, certificates verified",
+        .enabled(if: H2Server.url != nil, H2Server.skipReason))
+    struct CurlTransportHTTP2Tests {
+        static func client(maximumConnectionsPerHost: Int = 6) throws -> Client<TestEndpoint> {
+            let authority = try #require(H2Server.certificateAuthority)
+            return Client<TestEndpoint>(
+                transport: try CurlTransport(
+                    maximumConnectionsPerHost: maximumConnectionsPerHost, certificateAuthorities: authority))
+        }
+
+        @Test("a server that offers h2 is spoken to in HTTP/2")
+        func negotiatesHTTP2() async throws {
+            let answer = try await Self.client().request(H2Server.endpoint("hello")).decode(H2Server.Answer.self)
+            #expect(answer.protocol_ == "h2")
+            #expect(answer.path == "/hello")
+        }
+
+        @Test("calls at once share one HTTP/2 connection, their streams open side by side")
+        func multiplexes() async throws {
+            let client = try Self.client()
+            // A first call opens the connection, so that the others find it and need no second one.
+            let first = try await client.request(H2Server.endpoint("warm")).decode(H2Server.Answer.self)
+            let answers = try await withThrowingTaskGroup(of: H2Server.Answer.self) { group in
+                for index in 0..<6 {
+                    group.addTask {
+                        try await client.request(H2Server.endpoint("stream/\(index)", holdMilliseconds: 600))
+                            .decode(H2Server.Answer.self)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.count == 6)
+            #expect(answers.allSatisfy { $0.connection == first.connection && $0.protocol_ == "h2" })
+            #expect(answers.map(\.peakStreams).max() ?? 0 >= 2, "no two streams were open at once")
+        }
+
+        @Test("without the server's certificate authority, the call fails as untrusted")
+        func verifiesCertificates() async throws {
+            let client = Client<TestEndpoint>(transport: try CurlTransport())
+            let error = await #expect(throws: NALError.self) {
+                try await client.request(H2Server.endpoint("secret"))
+            }
+            guard case .transport(let urlError) = error else {
+                Issue.record("expected a transport error, got \(String(describing: error))")
+                return
+            }
+            #expect(urlError.code == .serverCertificateUntrusted)
+        }
+    }
+#endif

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""An HTTPS server that speaks HTTP/2 when the client offers it (ALPN) and HTTP/1.1 otherwise, for the tests of
+CurlTransport's HTTP/2 and TLS. It needs the `h2` package (scripts/lib/servers.sh installs it beside httpbin) and the
+`openssl` command, which makes a throwaway self-signed certificate for 127.0.0.1 and localhost.
+
+    python3 scripts/h2_server.py DIRECTORY      prints `port N` and `ca PATH` once it listens
+
+Every path answers JSON about the request:
+  {"protocol": "h2" or "http/1.1", "path": ..., "method": ..., "connection": N (counted from 1),
+   "peakStreams": most streams this connection had open at once, so far}
+  [?ms=M] holds the answer M milliseconds (streams of one connection are held side by side).
+"""
+
+import json
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+import time
+from urllib.parse import parse_qs, urlsplit
+
+import h2.config
+import h2.connection
+import h2.events
+
+CONNECTIONS = [0]
+COUNT_LOCK = threading.Lock()
+
+
+def make_certificate(directory):
+    os.makedirs(directory, exist_ok=True)
+    certificate, key = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+         "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+        check=True, capture_output=True)
+    return certificate, key
+
+
+def answer(protocol, method, target, connection, peak):
+    parts = urlsplit(target)
+    return json.dumps({"protocol": protocol, "path": parts.path, "method": method, "connection": connection,
+                       "peakStreams": peak}).encode()
+
+
+def hold_time(target):
+    values = parse_qs(urlsplit(target).query).get("ms", ["0"])
+    return int(values[0]) / 1000 if values[0].isdigit() else 0
+
+
+def serve_h2(sock, number):
+    connection = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=False))
+    connection.initiate_connection()
+    lock = threading.Lock()
+    requests = {}
+    state = {"open": 0, "peak": 0}
+    sock.sendall(connection.data_to_send())
+
+    def respond(stream_id, method, target):
+        time.sleep(hold_time(target))
+        with lock:
+            body = answer("h2", method, target, number, state["peak"])
+            state["open"] -= 1
+            try:
+                connection.send_headers(stream_id, [(":status", "200"), ("content-type", "application/json"),
+                                                    ("content-length", str(len(body)))])
+                connection.send_data(stream_id, body, end_stream=True)
+                sock.sendall(connection.data_to_send())
+            except Exception:
+                pass
+
+    while True:
+        data = sock.recv(65536)
+        if not data:
+            return
+        with lock:
+            events = connection.receive_data(data)
+            for event in events:
+                if isinstance(event, h2.events.RequestReceived):
+                    headers = {name.decode() if isinstance(name, bytes) else name:
+                               value.decode() if isinstance(value, bytes) else value
+                               for name, value in event.headers}
+                    requests[event.stream_id] = (headers.get(":method", "GET"), headers.get(":path", "/"))
+                    state["open"] += 1
+                    state["peak"] = max(state["peak"], state["open"])
+                if isinstance(event, h2.events.StreamEnded) and event.stream_id in requests:
+                    method, target = requests.pop(event.stream_id)
+                    threading.Thread(target=respond, args=(event.stream_id, method, target), daemon=True).start()
+            sock.sendall(connection.data_to_send())
+
+
+def serve_http1(sock, number):
+    stream = sock.makefile("rb")
+    while True:
+        line = stream.readline()
+        if not line:
+            return
+        method, target = line.decode("latin-1").split(" ")[:2]
+        length = 0
+        while True:
+            header = stream.readline().decode("latin-1").strip()
+            if not header:
+                break
+            name, _, value = header.partition(":")
+            if name.lower() == "content-length":
+                length = int(value.strip() or 0)
+        stream.read(length)
+        time.sleep(hold_time(target))
+        body = answer("http/1.1", method, target, number, 1)
+        sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)
+                     + body)
+
+
+def handle(raw, context):
+    try:
+        sock = context.wrap_socket(raw, server_side=True)
+    except (ssl.SSLError, OSError):
+        raw.close()
+        return
+    with COUNT_LOCK:
+        CONNECTIONS[0] += 1
+        number = CONNECTIONS[0]
+    try:
+        if sock.selected_alpn_protocol() == "h2":
+            serve_h2(sock, number)
+        else:
+            serve_http1(sock, number)
+    except (OSError, ValueError, h2.exceptions.ProtocolError):
+        pass
+    finally:
+        sock.close()
+
+
+def main():
+    directory = sys.argv[1] if len(sys.argv) > 1 else ".build/h2-tls"
+    certificate, key = make_certificate(directory)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(certificate, key)
+    context.set_alpn_protocols(["h2", "http/1.1"])
+    listener = socket.create_server(("127.0.0.1", 0))
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    print("port %d" % listener.getsockname()[1], flush=True)
+    print("ca %s" % os.path.abspath(certificate), flush=True)
+    while True:
+        raw, _ = listener.accept()
+        threading.Thread(target=handle, args=(raw, context), daemon=True).start()
+
+
+if __name__ == "__main__":
+    main()
