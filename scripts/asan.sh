@@ -29,7 +29,7 @@ status=${PIPESTATUS[0]}
 if [[ -z "$FILTER" ]]; then
     echo "== the transport suites against CurlTransport (C callbacks, the event loop)"
     NAL_TEST_TRANSPORT=curl ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 swift test --skip-build --sanitize=address \
-        --scratch-path .build-asan --filter "HTTPBinIntegrationTests|FaultServerTests|FaultServerTimeoutTests|HTTPBinStreamingTests|EventStreamIntegrationTests|HTTPBinTransferTests|DownloadSafetyTests|UploadSafetyTests" 2>&1 \
+        --scratch-path .build-asan --filter "$TRANSPORT_SUITES" 2>&1 \
         | tee -a .build-asan/test.log
     (( PIPESTATUS[0] == 0 )) || status=1
 fi

@@ -9,6 +9,7 @@ these paths (query parameters in brackets):
   /redirect                 [status=302] [location=URL]: a redirect
   /set-cookie               [name=flavor] [key=K]: sets the cookie name=cookie-K-77 (a value the request never held)
   /loop                     a 302 to itself, forever
+  /huge-head                [bytes=300000]: a 200 whose head has about that many bytes
   /delay                    [ms=1000]: waits, then a small 200
   /fast                     a small 200 at once
   /hold                     [ms=300] [key=K]: a 200 after MS milliseconds
@@ -621,6 +622,11 @@ def handle(sock, request, connection=None):
         # A cookie whose value the client never sent: the test knows how it is made, the request does not hold it.
         value = "cookie-%s-77" % request.arg("key", "k")
         respond(sock, 200, b"set", headers=[("Set-Cookie", "%s=%s; Path=/" % (request.arg("name", "flavor"), value))])
+    elif path == "/huge-head":
+        # A head of about BYTES bytes in 1,000-byte fields.
+        total = request.int_arg("bytes", 300000)
+        fields = [("X-Filler-%d" % index, "f" * 980) for index in range(total // 1000)]
+        respond(sock, 200, b"after a huge head", headers=fields)
     elif path == "/loop":
         respond(sock, 302, b"", headers=[("Location", request.target)])
     elif path == "/delay":

@@ -7,8 +7,9 @@ CurlTransport's HTTP/2 and TLS. It needs the `h2` package (scripts/lib/servers.s
 
 Every path answers JSON about the request:
   {"protocol": "h2" or "http/1.1", "path": ..., "method": ..., "connection": N (counted from 1),
-   "peakStreams": most streams this connection had open at once, so far}
-  [?ms=M] holds the answer M milliseconds (streams of one connection are held side by side).
+   "peakStreams": most streams this connection had open at once, so far, "cookie": ...}
+  [?ms=M] holds the answer M milliseconds (streams of one connection are held side by side);
+  "cookie": the request's Cookie field, if any; /set-cookie?name=N sets the cookie N=h2-baked.
 """
 
 import json
@@ -41,10 +42,19 @@ def make_certificate(directory):
     return certificate, key
 
 
-def answer(protocol, method, target, connection, peak):
+def answer(protocol, method, target, connection, peak, cookie=None):
     parts = urlsplit(target)
     return json.dumps({"protocol": protocol, "path": parts.path, "method": method, "connection": connection,
-                       "peakStreams": peak}).encode()
+                       "peakStreams": peak, "cookie": cookie}).encode()
+
+
+def cookie_to_set(target):
+    """`/set-cookie?name=N` sets N=h2-baked, in a lowercase field as HTTP/2 requires."""
+    parts = urlsplit(target)
+    if parts.path != "/set-cookie":
+        return []
+    name = parse_qs(parts.query).get("name", ["flavor"])[0]
+    return [("set-cookie", "%s=h2-baked; Path=/" % name)]
 
 
 def hold_time(target):
@@ -60,14 +70,14 @@ def serve_h2(sock, number):
     state = {"open": 0, "peak": 0}
     sock.sendall(connection.data_to_send())
 
-    def respond(stream_id, method, target):
+    def respond(stream_id, method, target, cookie):
         time.sleep(hold_time(target))
         with lock:
-            body = answer("h2", method, target, number, state["peak"])
+            body = answer("h2", method, target, number, state["peak"], cookie)
             state["open"] -= 1
             try:
                 connection.send_headers(stream_id, [(":status", "200"), ("content-type", "application/json"),
-                                                    ("content-length", str(len(body)))])
+                                                    ("content-length", str(len(body)))] + cookie_to_set(target))
                 connection.send_data(stream_id, body, end_stream=True)
                 sock.sendall(connection.data_to_send())
             except Exception:
@@ -84,12 +94,14 @@ def serve_h2(sock, number):
                     headers = {name.decode() if isinstance(name, bytes) else name:
                                value.decode() if isinstance(value, bytes) else value
                                for name, value in event.headers}
-                    requests[event.stream_id] = (headers.get(":method", "GET"), headers.get(":path", "/"))
+                    requests[event.stream_id] = (headers.get(":method", "GET"), headers.get(":path", "/"),
+                                                 headers.get("cookie"))
                     state["open"] += 1
                     state["peak"] = max(state["peak"], state["open"])
                 if isinstance(event, h2.events.StreamEnded) and event.stream_id in requests:
-                    method, target = requests.pop(event.stream_id)
-                    threading.Thread(target=respond, args=(event.stream_id, method, target), daemon=True).start()
+                    method, target, cookie = requests.pop(event.stream_id)
+                    threading.Thread(target=respond, args=(event.stream_id, method, target, cookie),
+                                     daemon=True).start()
             sock.sendall(connection.data_to_send())
 
 

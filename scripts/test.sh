@@ -68,7 +68,7 @@ echo "== tests"
 swift test --skip-build --skip NALCLITests 2>&1 | tee .build/test-pass-1.log
 
 echo "== the transport suites again, against CurlTransport (NAL_TEST_TRANSPORT=curl)"
-NAL_TEST_TRANSPORT=curl swift test --skip-build --filter "HTTPBinIntegrationTests|FaultServerTests|FaultServerTimeoutTests|HTTPBinStreamingTests|EventStreamIntegrationTests|HTTPBinTransferTests|DownloadSafetyTests|UploadSafetyTests" \
+NAL_TEST_TRANSPORT=curl swift test --skip-build --filter "$TRANSPORT_SUITES" \
     2>&1 | tee .build/test-pass-curl.log
 
 echo "== command-line tests (nal-cli and nal-bench as processes)"

@@ -30,7 +30,7 @@ status=${PIPESTATUS[0]}
 if [[ -z "$FILTER" ]]; then
     echo "== the transport suites against CurlTransport (C callbacks, the event loop)"
     NAL_TEST_TRANSPORT=curl TSAN_OPTIONS="halt_on_error=1 print_suppressions=1 suppressions=$PWD/scripts/tsan-suppressions.txt" swift test --skip-build --sanitize=thread \
-        --scratch-path .build-tsan --filter "HTTPBinIntegrationTests|FaultServerTests|FaultServerTimeoutTests|HTTPBinStreamingTests|EventStreamIntegrationTests|HTTPBinTransferTests|DownloadSafetyTests|UploadSafetyTests" 2>&1 \
+        --scratch-path .build-tsan --filter "$TRANSPORT_SUITES" 2>&1 \
         | tee -a .build-tsan/test.log
     (( PIPESTATUS[0] == 0 )) || status=1
 fi

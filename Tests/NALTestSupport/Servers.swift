@@ -55,19 +55,22 @@ public enum H2Server {
         public var connection: Int
         /// The most streams the connection had open at once when this one was answered.
         public var peakStreams: Int
+        /// The request's `Cookie` field.
+        public var cookie: String?
 
         enum CodingKeys: String, CodingKey {
             case protocol_ = "protocol"
-            case path, connection, peakStreams
+            case path, connection, peakStreams, cookie
         }
     }
 
     /// An endpoint on the server; `holdMilliseconds` delays the answer.
-    public static func endpoint(_ path: String, holdMilliseconds: Int = 0) -> TestEndpoint {
-        TestEndpoint(
+    public static func endpoint(_ path: String, holdMilliseconds: Int = 0, query: Parameters = [:]) -> TestEndpoint {
+        var query = query
+        if holdMilliseconds > 0 { query["ms"] = .int(holdMilliseconds) }
+        return TestEndpoint(
             baseURL: url ?? URL(fileURLWithPath: "/"), path: path,
-            requestType: holdMilliseconds == 0
-                ? .plain : .parameters(["ms": .int(holdMilliseconds)], encoding: URLEncoding.queryString))
+            requestType: query.isEmpty ? .plain : .parameters(query, encoding: URLEncoding.queryString))
     }
 }
 

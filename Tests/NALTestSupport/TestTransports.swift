@@ -44,6 +44,12 @@ public enum TestTransports {
             configuration: configuration, maximumResponseSize: maximumResponseSize, redirectPolicy: redirectPolicy)
     }
 
+    /// A cookie storage of the test's own: `HTTPCookieStorage.shared` is what every URLSession client of the test
+    /// process uses by default, so a cookie stored there reaches other tests' requests.
+    public static func privateCookieStorage() -> HTTPCookieStorage {
+        HTTPCookieStorage.sharedCookieStorage(forGroupContainerIdentifier: "nal-tests-\(UUID().uuidString)")
+    }
+
     /// A transport whose every call fails with `error`.
     struct FailingTransport: Transport {
         let error: NALError

@@ -8,6 +8,8 @@ HTTPBIN_VENV=.build/httpbin-venv
 HTTPBIN_REQUIREMENTS=("httpbin==0.10.4" "gunicorn==27.0.1" "h2==4.4.1")
 HTTPBIN_PID=""
 FAULT_PID=""
+# The integration suites that run against each transport (NAL_TEST_TRANSPORT=curl for CurlTransport).
+TRANSPORT_SUITES="HTTPBinIntegrationTests|FaultServerTests|FaultServerTimeoutTests|HTTPBinStreamingTests|EventStreamIntegrationTests|HTTPBinTransferTests|DownloadSafetyTests|UploadSafetyTests|ConnectionAndCookieTests"
 H2_PID=""
 
 stop_servers() {

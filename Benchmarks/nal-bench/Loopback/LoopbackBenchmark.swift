@@ -28,6 +28,20 @@ enum LoopbackBenchmark {
     struct Contender: Sendable {
         let name: String
         let fetch: @Sendable () async throws -> Void
+        /// For a contender outside this process (the curl CLI): makes N calls, so many at once (one after the other
+        /// when `nil`), and returns the CPU seconds they cost.
+        var batch: (@Sendable (_ count: Int, _ inFlight: Int?) async throws -> Double)?
+
+        init(name: String, fetch: @escaping @Sendable () async throws -> Void) {
+            self.name = name
+            self.fetch = fetch
+        }
+
+        init(name: String, batch: @escaping @Sendable (_ count: Int, _ inFlight: Int?) async throws -> Double) {
+            self.name = name
+            self.fetch = { _ = try await batch(1, nil) }
+            self.batch = batch
+        }
     }
 
     struct Target: RemoteService {
@@ -86,7 +100,17 @@ enum LoopbackBenchmark {
                 let response = try await client.request(target)
                 guard !response.data.isEmpty else { throw URLError(.badServerResponse) }
             },
-        ] + curlContenders(options, target: target, request: request)
+        ] + curlContenders(options, target: target, request: request) + commandLineContenders(options)
+    }
+
+    /// The curl CLI, the reference for what libcurl can do here, when it is on the PATH.
+    static func commandLineContenders(_ options: Options) -> [Contender] {
+        guard let curl = CurlCommandLine.executable else { return [] }
+        return [
+            Contender(name: "curl CLI") { count, inFlight in
+                try await CurlCommandLine.batch(curl, base: options.url, count: count, inFlight: inFlight)
+            }
+        ]
     }
 
     /// CurlTransport alone, and NAL's Client over it (Linux, where libcurl loads).
@@ -122,22 +146,36 @@ enum LoopbackBenchmark {
         var cpu = Array(repeating: [Double](), count: contenders.count)
         do {
             for contender in contenders {
-                for _ in 0..<50 { try await contender.fetch() }
+                if let batch = contender.batch {
+                    _ = try await batch(50, nil)
+                } else {
+                    for _ in 0..<50 { try await contender.fetch() }
+                }
             }
             for round in 0..<options.rounds {
                 let order = round % 2 == 0 ? Array(contenders.indices) : contenders.indices.reversed()
                 for index in order {
                     let start = clock.now
-                    for _ in 0..<options.sequential { try await contenders[index].fetch() }
+                    if let batch = contenders[index].batch {
+                        _ = try await batch(options.sequential, nil)
+                    } else {
+                        for _ in 0..<options.sequential { try await contenders[index].fetch() }
+                    }
                     sequential[index].append(Double((clock.now - start).nanoseconds) / Double(options.sequential))
                 }
                 for index in order {
                     let start = clock.now
                     let cpuStart = processCPUSeconds()
-                    try await concurrently(options.concurrent, inFlight: options.inFlight, contenders[index].fetch)
-                    let seconds = Double((clock.now - start).nanoseconds) / 1e9
-                    throughput[index].append(Double(options.concurrent) / seconds)
-                    cpu[index].append((processCPUSeconds() - cpuStart) / Double(options.concurrent) * 1e6)
+                    var seconds: Double
+                    if let batch = contenders[index].batch {
+                        seconds = try await batch(options.concurrent, options.inFlight)
+                    } else {
+                        try await concurrently(options.concurrent, inFlight: options.inFlight, contenders[index].fetch)
+                        seconds = processCPUSeconds() - cpuStart
+                    }
+                    throughput[index].append(
+                        Double(options.concurrent) / (Double((clock.now - start).nanoseconds) / 1e9))
+                    cpu[index].append(seconds / Double(options.concurrent) * 1e6)
                 }
             }
         } catch {
@@ -207,7 +245,41 @@ enum LoopbackBenchmark {
                         median(throughput[index]), (throughputRatio - 1) * 100,
                         median(cpu[index]), (cpuRatio - 1) * 100))
         }
+        lines += targets(contenders: contenders, sequential: sequential, throughput: throughput, cpu: cpu)
         return lines.joined(separator: "\n")
+    }
+
+    /// CurlTransport's targets (issue 21), as medians of per-round ratios: against the curl CLI, against
+    /// `data(for:)`, and the Client's cost over the bare transport.
+    static func targets(
+        contenders: [String], sequential: [[Double]], throughput: [[Double]], cpu: [[Double]]
+    ) -> [String] {
+        guard let bare = contenders.firstIndex(of: "CurlTransport"),
+            let client = contenders.firstIndex(of: "NAL Client + curl")
+        else { return [] }
+        func ratio(_ values: [[Double]], _ index: Int, _ reference: Int) -> Double {
+            median(zip(values[index], values[reference]).map { $0 / $1 })
+        }
+        var lines = ["targets (median of per-round ratios):"]
+        if let cli = contenders.firstIndex(of: "curl CLI") {
+            lines.append(
+                String(
+                    format: "  CurlTransport sequential time ÷ curl CLI's     %5.2f  (target ≤ 1.25)",
+                    ratio(sequential, bare, cli)))
+            lines.append(
+                String(
+                    format: "  CurlTransport client CPU ÷ curl CLI's          %5.2f  (target ≤ 1.50)",
+                    ratio(cpu, bare, cli)))
+        }
+        lines.append(
+            String(
+                format: "  CurlTransport throughput ÷ data(for:)'s         %5.2f  (target ≥ 3.00)",
+                ratio(throughput, bare, 0)))
+        lines.append(
+            String(
+                format: "  Client over curl, sequential ÷ bare transport   %5.2f  (target ≤ 1.05)",
+                ratio(sequential, client, bare)))
+        return lines
     }
 }
 

@@ -45,7 +45,8 @@ struct ConnectionAndCookieTests {
     func cookieRoundTrip() async throws {
         let key = FaultServer.probe()
         let name = "nal\(key.prefix(8))"
-        let client = Client<TestEndpoint>(transport: TestTransports.make(cookieStorage: .shared))
+        let client = Client<TestEndpoint>(
+            transport: TestTransports.make(cookieStorage: TestTransports.privateCookieStorage()))
         _ = try await client.request(
             FaultServer.endpoint("set-cookie", query: ["name": .string(name), "key": .string(key)]))
         let echo = try await client.request(FaultServer.endpoint("echo")).decode(FaultServer.Echo.self)
@@ -57,7 +58,8 @@ struct ConnectionAndCookieTests {
         .enabled(if: HTTPBin.url != nil, HTTPBin.skipReason))
     func cookieAcrossRedirect() async throws {
         let name = "nal\(FaultServer.probe().prefix(8))"
-        let client = Client<TestEndpoint>(transport: TestTransports.make(cookieStorage: .shared))
+        let client = Client<TestEndpoint>(
+            transport: TestTransports.make(cookieStorage: TestTransports.privateCookieStorage()))
         struct Cookies: Decodable { let cookies: [String: String] }
         // httpbin answers /cookies/set with a 302 that sets the cookie, to /cookies, which lists those it received.
         let endpoint = HTTPBin.endpoint(

@@ -74,6 +74,50 @@
             }
         }
 
+        @Test(
+            "a head past 256 KiB ends the call with responseTooLarge",
+            .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+        func hugeHead() async throws {
+            let client = Client<TestEndpoint>(transport: try CurlTransport())
+            let error = await #expect(throws: NALError.self) {
+                try await client.request(FaultServer.endpoint("huge-head", query: ["bytes": 300_000]))
+            }
+            guard case .responseTooLarge(let limit, _) = error else {
+                Issue.record("expected responseTooLarge, got \(String(describing: error))")
+                return
+            }
+            #expect(limit == 256 << 10)
+            // A head under the limit is fine.
+            let fine = try await client.request(FaultServer.endpoint("huge-head", query: ["bytes": 100_000]))
+            #expect(fine.data == Data("after a huge head".utf8))
+        }
+
+        @Test(
+            "a stored Secure cookie never goes over http, and a cookie goes only to its path",
+            .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+        func cookieScope() async throws {
+            let key = FaultServer.probe().prefix(8)
+            let host = try #require(FaultServer.url?.host)
+            func cookie(_ name: String, path: String, secure: Bool) -> HTTPCookie? {
+                var properties: [HTTPCookiePropertyKey: Any] = [
+                    .name: name, .value: "v", .domain: host, .path: path,
+                ]
+                if secure { properties[.secure] = "TRUE" }
+                return HTTPCookie(properties: properties)
+            }
+            let storage = TestTransports.privateCookieStorage()
+            let secure = try #require(cookie("secure\(key)", path: "/", secure: true))
+            let elsewhere = try #require(cookie("elsewhere\(key)", path: "/private", secure: false))
+            let plain = try #require(cookie("plain\(key)", path: "/", secure: false))
+            for stored in [secure, elsewhere, plain] { storage.setCookie(stored) }
+            let client = Client<TestEndpoint>(transport: try CurlTransport(cookieStorage: storage))
+            let echo = try await client.request(FaultServer.endpoint("echo")).decode(FaultServer.Echo.self)
+            let sent = echo.header("Cookie") ?? ""
+            #expect(sent.contains("plain\(key)=v"))
+            #expect(!sent.contains("secure\(key)"))
+            #expect(!sent.contains("elsewhere\(key)"))
+        }
+
         @Test("a certificate authorities file that cannot be read is refused when the transport is made")
         func unreadableCertificateAuthorities() {
             for file in [URL(fileURLWithPath: "/nonexistent/ca.pem"), URL(fileURLWithPath: NSTemporaryDirectory())] {
@@ -122,6 +166,19 @@
             #expect(answers.count == 6)
             #expect(answers.allSatisfy { $0.connection == first.connection && $0.protocol_ == "h2" })
             #expect(answers.map(\.peakStreams).max() ?? 0 >= 2, "no two streams were open at once")
+        }
+
+        @Test("a cookie set over HTTP/2, in a lowercase set-cookie field, is kept and sent back")
+        func cookieOverHTTP2() async throws {
+            let name = "h2\(FaultServer.probe().prefix(8))"
+            let authority = try #require(H2Server.certificateAuthority)
+            let client = Client<TestEndpoint>(
+                transport: try CurlTransport(
+                    cookieStorage: TestTransports.privateCookieStorage(), certificateAuthorities: authority))
+            _ = try await client.request(H2Server.endpoint("set-cookie", query: ["name": .string(name)]))
+            let answer = try await client.request(H2Server.endpoint("echo")).decode(H2Server.Answer.self)
+            #expect(answer.protocol_ == "h2")
+            #expect(answer.cookie?.contains("\(name)=h2-baked") == true)
         }
 
         @Test("without the server's certificate authority, the call fails as untrusted")

@@ -32,8 +32,10 @@
         case transferInfoData = 10057
         case transferInfoFunction = 20219
         case tcpKeepAlive = 213
-        case protocols = 10318
-        case redirectProtocols = 10319
+        /// `CURLOPT_PROTOCOLS`, the bitmask form: the string form (`_STR`) needs libcurl 7.85, and Ubuntu 22.04 has
+        /// 7.81. Deprecated, still honoured.
+        case protocols = 181
+        case suppressConnectHeaders = 265
     }
 
     /// The libcurl multi-handle options CurlTransport sets.
@@ -54,6 +56,8 @@
         static let responseCodeInfo: Int32 = 0x20_0002
         /// `CURLE_OK`, `CURLM_OK`.
         static let ok: Int32 = 0
+        /// `CURLPROTO_HTTP | CURLPROTO_HTTPS`.
+        static let httpAndHTTPS = 3
         /// `CURLPAUSE_CONT`.
         static let resume: Int32 = 0
     }

@@ -26,6 +26,8 @@
 
         /// The longest `curl_multi_poll` wait, so that idle deadlines are checked even when nothing happens.
         private static let longestWait = 250
+        /// The `curl_multi_poll` wait with no transfer running, in milliseconds.
+        private static let waitWhenIdle = 60_000
 
         init(maximumConnectionsPerHost: Int) throws(NALError) {
             guard let multi = nal_curl_multi_init() else {
@@ -38,6 +40,12 @@
             let thread = Thread { [self] in run() }
             thread.name = "nal.curl"
             thread.start()
+        }
+
+        // Freed here, not when the loop ends: a stream's cancel may still be waking the multi handle then, and the
+        // thread's closure keeps the loop alive until `run()` has returned.
+        deinit {
+            _ = nal_curl_multi_cleanup(multi)
         }
 
         /// Queues `transfer` to start.
@@ -105,7 +113,8 @@
                     transfer.complete(code: done.result)
                     remove(transfer)
                 }
-                let wait = endIdleTransfers()
+                // With nothing running there is no deadline to check: libcurl's own timers, or a command, wake it.
+                let wait = running.isEmpty ? Self.waitWhenIdle : endIdleTransfers()
                 var ready: Int32 = 0
                 _ = nal_curl_multi_poll(multi, Int32(wait), &ready)
             }
@@ -115,7 +124,6 @@
                 return queue.commands
             }
             for transfer in late { transfer.finish(.failure(.cancelled)) }
-            _ = nal_curl_multi_cleanup(multi)
         }
 
         private func add(_ transfer: CurlTransfer) {

@@ -14,10 +14,13 @@
 
         /// Takes one line as libcurl hands it over, line ending included.
         mutating func take(_ rawLine: UnsafeRawBufferPointer) {
+            // Once the final head is complete, what follows (trailers, or a line that looks like a status line) can
+            // change nothing the caller was told.
+            guard !isComplete else { return }
             var line = rawLine[...]
             while let last = line.last, last == 0x0A || last == 0x0D { line = line.dropLast() }
             if line.starts(with: "HTTP/".utf8) { return startHead(UnsafeRawBufferPointer(rebasing: line)) }
-            guard statusCode != 0, !isComplete else { return }
+            guard statusCode != 0 else { return }
             guard let first = line.first else {
                 // The end of a head: an interim one is followed by another.
                 isComplete = !(100..<200).contains(statusCode)

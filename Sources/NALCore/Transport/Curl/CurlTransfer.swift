@@ -48,6 +48,10 @@
         /// The byte counts libcurl last reported, to tell activity from a quiet transfer.
         private var counted: (sent: Int64, received: Int64) = (0, 0)
         /// Why a callback stopped the transfer, reported instead of libcurl's generic write error.
+        /// Bytes of response heads so far, interim heads and trailers included.
+        private var headBytes = 0
+        /// The most bytes of heads a response may have: 256 KiB.
+        static let maximumHeadBytes = 256 << 10
         private var stoppedBecause: NALError?
         /// The streamed request body, read by libcurl through the read callback.
         private var uploadStream: UploadBodyStream?
@@ -116,8 +120,9 @@
             try check(nal_curl_easy_setopt_pointer(handle, CurlOption.errorBuffer.rawValue, errorBuffer))
             // NAL follows redirects itself, with its credential rules; libcurl only speaks HTTP here.
             try set(.followLocation, 0)
-            try set(.protocols, "http,https")
-            try set(.redirectProtocols, "http,https")
+            try set(.protocols, CurlValue.httpAndHTTPS)
+            // A proxy tunnel's "200 Connection established" is not the response.
+            try set(.suppressConnectHeaders, 1)
             try set(.verifyPeer, 1)
             try set(.verifyHost, 2)
             if let certificateAuthorities { try set(.certificateAuthorityFile, certificateAuthorities) }
@@ -288,6 +293,12 @@
 
         fileprivate func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
             lastActivity = .now
+            headBytes += line.count
+            // libcurl before 8.3 does not bound a head's size (CVE-2023-38039); NAL does, as URLSession's does.
+            guard headBytes <= Self.maximumHeadBytes else {
+                stoppedBecause = .responseTooLarge(limit: Self.maximumHeadBytes, url: url)
+                return 0
+            }
             head.take(line)
             if streamsBody, writer == nil, head.isComplete { startStream() }
             return line.count

@@ -182,9 +182,16 @@
         /// `request` with the stored cookies that match its URL, unless it has a `Cookie` field of its own.
         private func withCookies(_ request: URLRequest) throws(NALError) -> URLRequest {
             guard let cookieStorage, request.httpShouldHandleCookies, let url = request.url,
-                request.value(forHTTPHeaderField: "Cookie") == nil,
-                let cookies = cookieStorage.cookies(for: url), !cookies.isEmpty
+                request.value(forHTTPHeaderField: "Cookie") == nil
             else { return request }
+            // Foundation's storage on Linux matches cookies by domain only: NAL checks Secure, path and expiry.
+            let now = Date()
+            let cookies = (cookieStorage.cookies(for: url) ?? []).filter { cookie in
+                (!cookie.isSecure || url.scheme?.lowercased() == "https")
+                    && Self.pathMatches(url.path.isEmpty ? "/" : url.path, cookiePath: cookie.path)
+                    && (cookie.expiresDate.map { $0 > now } ?? true)
+            }
+            guard !cookies.isEmpty else { return request }
             var request = request
             for (name, value) in HTTPCookie.requestHeaderFields(with: cookies) {
                 request.setValue(value, forHTTPHeaderField: name)
@@ -194,11 +201,22 @@
             return request
         }
 
+        /// RFC 6265 section 5.1.4: `/a/b` matches the cookie paths `/`, `/a`, `/a/` and `/a/b`, not `/ab`.
+        static func pathMatches(_ path: String, cookiePath: String) -> Bool {
+            guard !cookiePath.isEmpty, path.hasPrefix(cookiePath) else { return cookiePath.isEmpty }
+            return path.count == cookiePath.count || cookiePath.hasSuffix("/")
+                || path[path.index(path.startIndex, offsetBy: cookiePath.count)] == "/"
+        }
+
         /// Keeps the cookies `response` sets, as URLSession does with its configuration's storage.
         private func storeCookies(of response: HTTPURLResponse, for request: URLRequest) {
             guard let cookieStorage, request.httpShouldHandleCookies, let url = request.url else { return }
+            // HTTP/2 names fields in lowercase; Foundation looks for "Set-Cookie" exactly.
             var fields: [String: String] = [:]
-            for case (let name as String, let value as String) in response.allHeaderFields { fields[name] = value }
+            for case (let name as String, let value as String) in response.allHeaderFields
+            where name.caseInsensitiveCompare("Set-Cookie") == .orderedSame {
+                fields["Set-Cookie"] = value
+            }
             let cookies = HTTPCookie.cookies(withResponseHeaderFields: fields, for: url)
             guard !cookies.isEmpty else { return }
             cookieStorage.setCookies(cookies, for: url, mainDocumentURL: request.mainDocumentURL ?? url)
