@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """An HTTPS server that speaks HTTP/2 when the client offers it (ALPN) and HTTP/1.1 otherwise, for the tests of
 CurlTransport's HTTP/2 and TLS. It needs the `h2` package (scripts/lib/servers.sh installs it beside httpbin) and the
-`openssl` command, which makes a throwaway self-signed certificate for 127.0.0.1 and localhost.
+`openssl` command, which makes a throwaway self-signed certificate for the name localhost only (so that a client
+reaching it as 127.0.0.1 must refuse it).
 
     python3 scripts/h2_server.py DIRECTORY      prints `port N` and `ca PATH` once it listens
 
@@ -37,7 +38,7 @@ def make_certificate(directory):
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
          "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=localhost",
-         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+         "-addext", "subjectAltName=DNS:localhost"],
         check=True, capture_output=True)
     return certificate, key
 

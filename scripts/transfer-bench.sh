@@ -9,7 +9,9 @@
 #     interleaved rounds in one process, with `curl -o` reported beside it;
 #   - a body streamed through Client.stream to a consumer slower than the server (200 MB/s): peak RSS growth under
 #     32 MiB (what it has not taken waits in the spill file);
-#   - streaming throughput with a consumer that only counts bytes: at least 90 % of the bare data task.
+#   - streaming throughput with a consumer that only counts bytes: at least 90 % of the bare data task;
+#   - on Linux, the same upload and download memory bounds through CurlTransport, and its download to disk and
+#     upload from disk at least 90 % of the curl CLI's (`curl -o`, `curl -T`), from interleaved rounds.
 #
 #   scripts/transfer-bench.sh           the full measurement (1 GiB, 5 throughput rounds)
 #   scripts/transfer-bench.sh --quick   the small variant CI runs (128 MiB, 64 MB stub, 2 rounds)
@@ -59,17 +61,17 @@ bare=$("$BENCH" transfer bare "$BASE/source/$SIZE")
 printf 'info %-28s peak RSS growth %4d MiB, %5s MB/s (URLSession alone)\n' "bare data task $((SIZE >> 20)) MiB" \
     $(( $(field "$bare" peakGrowthBytes) >> 20 )) "$(field "$bare" megabytesPerSecond | cut -d. -f1)"
 
-throughput_line() {  # label, report
-    local ratio verdict=ok nal bare
+throughput_line() {  # label, report, [reference key, reference name]
+    local ratio verdict=ok nal reference key=${3:-bare} name=${4:-bare data task}
     ratio=$(echo "$2" | sed -n 's/.*"ratio" : \([0-9.]*\).*/\1/p')
     if ! awk -v r="$ratio" 'BEGIN { exit !(r >= 0.9) }'; then
         if (( GATE_THROUGHPUT )); then verdict=FAIL; failed=1; else verdict=info; fi
     fi
     nal=$(echo "$2" | tr -d '\n ' | sed -n 's/.*"nalMegabytesPerSecond":\[\([^]]*\)\].*/\1/p')
-    bare=$(echo "$2" | tr -d '\n ' | sed -n 's/.*"bareMegabytesPerSecond":\[\([^]]*\)\].*/\1/p')
-    printf '%-4s %s: NAL / bare data task = %.2f (bound 0.90)\n' "$verdict" "$1" "$ratio"
+    reference=$(echo "$2" | tr -d '\n ' | sed -n "s/.*\"${key}MegabytesPerSecond\":\\[\\([^]]*\\)\\].*/\\1/p")
+    printf '%-4s %s: NAL / %s = %.2f (bound 0.90)\n' "$verdict" "$1" "$name" "$ratio"
     echo "     NAL MB/s: ${nal//,/, }"
-    echo "     bare MB/s: ${bare//,/, }"
+    echo "     $key MB/s: ${reference//,/, }"
 }
 throughput_line "streaming throughput" "$("$BENCH" transfer stream-throughput "$BASE/source/$SIZE" "$ROUNDS")"
 
@@ -89,4 +91,16 @@ printf '%-4s download throughput: NAL / bare data task = %.2f (bound 0.90); curl
     "$verdict" "$ratio" "$curl_mbps"
 echo "     NAL MB/s: ${nal//,/, }"
 echo "     bare MB/s: ${bare//,/, }"
+
+if [[ "$(uname)" == "Linux" ]] && command -v curl > /dev/null; then
+    check "curl: upload $((SIZE >> 20)) MiB file" \
+        "$(NAL_BENCH_TRANSPORT=curl "$BENCH" transfer upload "$BASE/sink" "$WORK/upload.bin")" 64
+    check "curl: download $((SIZE >> 20)) MiB to disk" \
+        "$(NAL_BENCH_TRANSPORT=curl "$BENCH" transfer download "$BASE/source/$SIZE" "$WORK/download.bin")" 64
+    rm -f "$WORK/download.bin"
+    throughput_line "CurlTransport download to disk" \
+        "$("$BENCH" transfer curl-download "$BASE/source/$SIZE" "$WORK/download.bin" "$ROUNDS")" curl "curl -o"
+    throughput_line "CurlTransport upload from disk" \
+        "$("$BENCH" transfer curl-upload "$BASE/sink" "$WORK/upload.bin" "$ROUNDS")" curl "curl -T"
+fi
 exit $failed

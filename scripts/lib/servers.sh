@@ -61,7 +61,8 @@ start_h2_server() {
         port=$(sed -n 's/^port \([0-9]*\)$/\1/p' .build/h2-server.log)
         ca=$(sed -n 's/^ca \(.*\)$/\1/p' .build/h2-server.log)
         if [[ -n "$port" && -n "$ca" ]]; then
-            export NAL_H2_URL="https://127.0.0.1:$port" NAL_H2_CA="$ca"
+            # By name: the certificate is for localhost, not for 127.0.0.1.
+            export NAL_H2_URL="https://localhost:$port" NAL_H2_CA="$ca"
             echo "== HTTP/2 server on $NAL_H2_URL (pid $H2_PID)"
             return 0
         fi

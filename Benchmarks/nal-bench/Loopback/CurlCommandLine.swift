@@ -28,6 +28,13 @@ enum CurlCommandLine {
         if let inFlight { arguments += ["--parallel", "--parallel-max", String(inFlight)] }
         arguments.append(base.absoluteString + "/x[1-\(count)]")
         let before = childrenCPUSeconds()
+        try await run(executable, arguments)
+        return childrenCPUSeconds() - before
+    }
+
+    /// Runs curl with `arguments`, its output discarded, without holding a thread while it runs; throws when it
+    /// fails.
+    static func run(_ executable: URL, _ arguments: [String]) async throws {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -38,7 +45,6 @@ enum CurlCommandLine {
             do { try process.run() } catch { continuation.resume(throwing: error) }
         }
         guard status == 0 else { throw Failure(status: status) }
-        return childrenCPUSeconds() - before
     }
 
     /// User plus system CPU time of the children this process has waited for.

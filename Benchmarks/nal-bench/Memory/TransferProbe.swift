@@ -21,6 +21,10 @@ import NALStubbing
 ///   task, in interleaved rounds.
 /// - `bare URL`: the bare data task alone, whose delegate only counts bytes: the peak RSS growth that URLSession
 ///   itself brings to a transfer of that size, for comparison.
+/// - `curl-download URL DESTINATION ROUNDS` and `curl-upload URL FILE ROUNDS` (Linux): Client over CurlTransport
+///   against the curl CLI (see `CurlReferenceProbe`).
+///
+/// With `NAL_BENCH_TRANSPORT=curl`, upload, multipart and download go through CurlTransport.
 enum TransferProbe {
     struct Target: RemoteService {
         var baseURL: URL
@@ -50,7 +54,7 @@ enum TransferProbe {
     static let usage =
         "transfer upload|multipart URL FILE | download URL DESTINATION | "
         + "stub-download FILE DESTINATION | throughput URL DESTINATION ROUNDS | stream URL MBPS | "
-        + "stream-throughput URL ROUNDS | bare URL"
+        + "stream-throughput URL ROUNDS | bare URL | curl-download URL DESTINATION ROUNDS | curl-upload URL FILE ROUNDS"
 
     static func run(_ arguments: [String]) async throws(BenchOptions.UsageError) -> Int32 {
         if arguments.count == 2, arguments[0] == "bare", let url = URL(string: arguments[1]) {
@@ -87,19 +91,23 @@ enum TransferProbe {
             return await measure(
                 mode, Target(baseURL: stubURL, method: .get, requestType: .download(.file(second))),
                 transport: URLSessionTransport(configuration: server.sessionConfiguration))
-        case "throughput":
+        case "throughput", "curl-download", "curl-upload":
             guard arguments.count == 4, let rounds = Int(arguments[3]), rounds > 0 else {
                 throw BenchOptions.UsageError(message: usage)
             }
+            #if os(Linux)
+                if mode == "curl-download" { return await CurlReferenceProbe.download(url, to: second, rounds: rounds) }
+                if mode == "curl-upload" { return await CurlReferenceProbe.upload(second, to: url, rounds: rounds) }
+            #endif
+            guard mode == "throughput" else { throw BenchOptions.UsageError(message: "\(mode) needs Linux") }
             return await throughput(url, destination: second, rounds: rounds)
         default:
             throw BenchOptions.UsageError(message: usage)
         }
     }
 
-    private static func measure(
-        _ mode: String, _ target: Target, transport: URLSessionTransport = URLSessionTransport()
-    ) async -> Int32 {
+    private static func measure(_ mode: String, _ target: Target, transport: (any Transport)? = nil) async -> Int32 {
+        guard let transport = transport ?? selectedTransport() else { return 1 }
         let client = Client<Target>(transport: transport)
         let before = ProcessMemory.residentBytes()
         ProcessMemory.resetPeak()
@@ -126,6 +134,21 @@ enum TransferProbe {
             Report(
                 mode: mode, bytes: bytes, seconds: seconds, megabytesPerSecond: Double(bytes) / seconds / 1e6,
                 peakGrowthBytes: ProcessMemory.peakBytes() - before, outcome: outcome))
+    }
+
+    /// URLSessionTransport, or CurlTransport with `NAL_BENCH_TRANSPORT=curl`; `nil` when that cannot be made.
+    private static func selectedTransport() -> (any Transport)? {
+        #if os(Linux)
+            if ProcessInfo.processInfo.environment["NAL_BENCH_TRANSPORT"] == "curl" {
+                do {
+                    return try CurlTransport()
+                } catch {
+                    FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+                    return nil
+                }
+            }
+        #endif
+        return URLSessionTransport()
     }
 
     private static func bare(_ url: URL) async -> Int32 {

@@ -32,6 +32,14 @@
             #expect(throws: NALError.self) { try CurlTransport(idleTimeout: seconds) }
         }
 
+        @Test("the README's one line gives a client CurlTransport")
+        func readmeLine() throws {
+            // README: begin curl-transport
+            let client = Client<GitHub>(transport: try CurlTransport())
+            // README: end curl-transport
+            #expect(client.transport is CurlTransport)
+        }
+
         @Test("a connection limit under one means one, not libcurl's 'no limit'")
         func connectionLimitFloor() throws {
             #expect(try CurlTransport(maximumConnectionsPerHost: 0).maximumConnectionsPerHost == 1)
@@ -118,6 +126,45 @@
             #expect(!sent.contains("elsewhere\(key)"))
         }
 
+        @Test(
+            "a request that does not handle cookies neither sends the stored ones nor stores new ones",
+            .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+        func requestWithoutCookies() async throws {
+            let key = FaultServer.probe().prefix(8)
+            let host = try #require(FaultServer.url?.host)
+            let storage = TestTransports.privateCookieStorage()
+            let stored = try #require(
+                HTTPCookie(properties: [.name: "kept\(key)", .value: "v", .domain: host, .path: "/"]))
+            storage.setCookie(stored)
+            let transport = try CurlTransport(cookieStorage: storage)
+            let base = try #require(FaultServer.url)
+            var echo = URLRequest(url: base.appendingPathComponent("echo"))
+            echo.httpShouldHandleCookies = false
+            let answer = try await transport.send(echo, context: TransportContext(endpoint: TestEndpoint()))
+            #expect(!String(decoding: answer.data, as: UTF8.self).contains("kept\(key)"))
+            var setting = URLRequest(
+                url: base.appendingPathComponent("set-cookie").appending(queryItems: [
+                    URLQueryItem(name: "name", value: "new\(key)")
+                ]))
+            setting.httpShouldHandleCookies = false
+            _ = try await transport.send(setting, context: TransportContext(endpoint: TestEndpoint()))
+            #expect(storage.cookies?.map(\.name) == ["kept\(key)"])
+        }
+
+        @Test(
+            "POST, PUT and PATCH without a body say Content-Length: 0; GET and DELETE send no length",
+            .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+        func emptyBodies() async throws {
+            let client = Client<TestEndpoint>(transport: try CurlTransport())
+            for method: HTTPMethod in [.post, .put, .patch, .get, .delete] {
+                let echo = try await client.request(FaultServer.endpoint("echo", method: method))
+                    .decode(FaultServer.Echo.self)
+                let expected: String? = [.post, .put, .patch].contains(method) ? "0" : nil
+                #expect(echo.header("Content-Length") == expected, "\(method)")
+                #expect(echo.method == method.rawValue)
+            }
+        }
+
         @Test("a certificate authorities file that cannot be read is refused when the transport is made")
         func unreadableCertificateAuthorities() {
             for file in [URL(fileURLWithPath: "/nonexistent/ca.pem"), URL(fileURLWithPath: NSTemporaryDirectory())] {
@@ -179,6 +226,23 @@
             let answer = try await client.request(H2Server.endpoint("echo")).decode(H2Server.Answer.self)
             #expect(answer.protocol_ == "h2")
             #expect(answer.cookie?.contains("\(name)=h2-baked") == true)
+        }
+
+        @Test("a certificate for another name is refused, even when its authority is trusted")
+        func verifiesTheName() async throws {
+            // The server's certificate names localhost only.
+            let url = try #require(H2Server.url)
+            var components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
+            components.host = "127.0.0.1"
+            let byAddress = try #require(components.url)
+            let error = await #expect(throws: NALError.self) {
+                try await Self.client().request(TestEndpoint(baseURL: byAddress, path: "secret"))
+            }
+            guard case .transport(let urlError) = error else {
+                Issue.record("expected a transport error, got \(String(describing: error))")
+                return
+            }
+            #expect(urlError.code == .serverCertificateUntrusted)
         }
 
         @Test("without the server's certificate authority, the call fails as untrusted")

@@ -32,6 +32,7 @@
         case transferInfoData = 10057
         case transferInfoFunction = 20219
         case tcpKeepAlive = 213
+        case pipeWait = 237
         /// `CURLOPT_PROTOCOLS`, the bitmask form: the string form (`_STR`) needs libcurl 7.85, and Ubuntu 22.04 has
         /// 7.81. Deprecated, still honoured.
         case protocols = 181

@@ -31,7 +31,7 @@
 
         init(maximumConnectionsPerHost: Int) throws(NALError) {
             guard let multi = nal_curl_multi_init() else {
-                throw .transport(CurlCode.urlError(27, url: nil))
+                throw .transportUnavailable("libcurl could not make a multi handle (curl_multi_init failed)")
             }
             self.multi = multi
             _ = nal_curl_multi_setopt_long(multi, CurlMultiOption.pipelining.rawValue, CurlValue.multiplex)

@@ -127,6 +127,8 @@
             try set(.verifyHost, 2)
             if let certificateAuthorities { try set(.certificateAuthorityFile, certificateAuthorities) }
             try set(.tcpKeepAlive, 1)
+            // A burst of calls to an HTTP/2 host waits to share the first connection instead of opening more.
+            try set(.pipeWait, 1)
             try set(.httpVersion, nal_curl_supports_http2() != 0 ? CurlValue.http2OverTLS : CurlValue.http11)
             // Every encoding this libcurl decodes is offered, and the body is inflated before the limit counts it.
             try set(.acceptEncoding, "")
@@ -195,6 +197,12 @@
                 }
                 try check(code)
                 if method != "POST" { try set(.customRequest, method) }
+            case ("POST", nil), ("PUT", nil), ("PATCH", nil):
+                // Methods whose body means something say it is empty (RFC 9110 8.6), as URLSession does: some servers
+                // answer 411 otherwise.
+                var request = request
+                request.httpBody = Data()
+                try configureMethod(of: request)
             case (_, nil):
                 try set(.customRequest, method)
             }

@@ -42,7 +42,8 @@
         public let redirectPolicy: RedirectPolicy
         /// The idle timeout of a request that keeps URLRequest's default of 60 s.
         public let idleTimeout: TimeInterval
-        /// The most connections open at once to one host; more calls wait for one of them.
+        /// The most connections open at once to one host: over HTTP/1.1 more calls wait for one of them; over
+        /// HTTP/2 calls share a connection.
         public let maximumConnectionsPerHost: Int
         /// Where cookies are kept, or `nil` for none.
         public let cookieStorage: HTTPCookieStorage?
@@ -53,8 +54,8 @@
 
         /// Creates a transport and its event-loop thread.
         ///
-        /// - Throws: `NALError.transportUnavailable` when libcurl cannot be loaded (the message says from where, and
-        ///   why, or that `certificateAuthorities` cannot be read); `NALError.invalidRequest` for an idle timeout that
+        /// - Throws: `NALError.transportUnavailable` when libcurl cannot be loaded or set up (the message says from
+        ///   where, and why), or `certificateAuthorities` cannot be read; `NALError.invalidRequest` for an idle timeout that
         ///   is not a positive number of seconds.
         public init(
             maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
