@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 
 // libcurl's calling conventions, declared in our words. curl_easy_setopt, curl_easy_getinfo and
 // curl_multi_setopt are variadic: they are called through variadic pointers here, so that each argument travels as
@@ -160,6 +161,27 @@ int nal_curl_easy_setopt_progress_callback(void *easy, int option, nal_curl_prog
 int nal_curl_easy_setopt_seek_callback(void *easy, int option, nal_curl_seek_callback callback) {
     return api.easy_setopt(easy, option, callback);
 }
+// libcurl's struct curl_sockaddr: what it asks a socket for.
+struct nal_curl_sockaddr {
+    int family;
+    int socktype;
+    int protocol;
+    unsigned int addrlen;
+    struct sockaddr addr;
+};
+
+// CURLOPT_OPENSOCKETFUNCTION: the socket libcurl would make, closed on exec. libcurl's own sockets are inherited by
+// every child process the program starts, which keeps a connection libcurl closed open until the child exits.
+static int open_socket_closed_on_exec(void *context, int purpose, struct nal_curl_sockaddr *address) {
+    (void)context;
+    (void)purpose;
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+
+int nal_curl_easy_open_sockets_closed_on_exec(void *easy) {
+    return api.easy_setopt(easy, 20163, open_socket_closed_on_exec);
+}
+
 int nal_curl_easy_getinfo_long(void *easy, int info, long *value) { return api.easy_getinfo(easy, info, value); }
 int nal_curl_easy_pause(void *easy, int bitmask) { return api.easy_pause(easy, bitmask); }
 const char *nal_curl_easy_strerror(int code) { return api.easy_strerror(code); }

@@ -45,6 +45,8 @@ int nal_curl_easy_setopt_data_callback(void *easy, int option, nal_curl_data_cal
 int nal_curl_easy_setopt_read_callback(void *easy, int option, nal_curl_read_callback callback);
 int nal_curl_easy_setopt_progress_callback(void *easy, int option, nal_curl_progress_callback callback);
 int nal_curl_easy_setopt_seek_callback(void *easy, int option, nal_curl_seek_callback callback);
+/// Makes libcurl open the handle's sockets with SOCK_CLOEXEC, so that no child process inherits a connection.
+int nal_curl_easy_open_sockets_closed_on_exec(void *easy);
 int nal_curl_easy_getinfo_long(void *easy, int info, long *value);
 int nal_curl_easy_pause(void *easy, int bitmask);
 const char *nal_curl_easy_strerror(int code);

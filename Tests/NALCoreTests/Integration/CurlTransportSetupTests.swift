@@ -165,6 +165,26 @@
             }
         }
 
+        @Test(
+            "its connections are closed on exec: a child process the program starts cannot hold one open",
+            .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+        func socketsClosedOnExec() async throws {
+            let key = FaultServer.probe()
+            let client = Client<TestEndpoint>(transport: try CurlTransport())
+            let endpoint = FaultServer.endpoint(
+                "sse", query: ["script": "endless", "interval_ms": 20_000, "key": .string(key)])
+            let serverPort = try #require(FaultServer.url?.port)
+            var flags: Int?
+            for try await _ in try await client.stream(endpoint).serverSentEvents {
+                let port = try #require(try await FaultServer.endlessStream(key: key).clientPort)
+                let inode = try #require(TCPTable.establishedSocket(localPort: port, remotePort: serverPort))
+                flags = TCPTable.descriptorFlags(socket: inode)
+                break
+            }
+            let found = try #require(flags, "no descriptor of this process holds the stream's socket")
+            #expect(found & 0o2_000_000 != 0, "O_CLOEXEC is not set: flags \(String(found, radix: 8))")
+        }
+
         @Test("a certificate authorities file that cannot be read is refused when the transport is made")
         func unreadableCertificateAuthorities() {
             for file in [URL(fileURLWithPath: "/nonexistent/ca.pem"), URL(fileURLWithPath: NSTemporaryDirectory())] {

@@ -117,6 +117,8 @@
             let context = Unmanaged.passUnretained(self).toOpaque()
             try set(.url, url.absoluteString)
             try set(.noSignal, 1)
+            // A child process the program starts must not inherit, and so hold open, a connection NAL closed.
+            try check(nal_curl_easy_open_sockets_closed_on_exec(handle))
             try check(nal_curl_easy_setopt_pointer(handle, CurlOption.errorBuffer.rawValue, errorBuffer))
             // NAL follows redirects itself, with its credential rules; libcurl only speaks HTTP here.
             try set(.followLocation, 0)
