@@ -23,6 +23,8 @@ enum LoopbackBenchmark {
         var concurrent = 2000
         var inFlight = 100
         var connectionsPerHost: Int?
+        /// `--only NAME,NAME`: these contenders alone (for a profiler); `data(for:)` always runs, as the reference.
+        var only: Set<String>?
     }
 
     struct Contender: Sendable {
@@ -66,6 +68,10 @@ enum LoopbackBenchmark {
         }
         var options = Options(url: url)
         while let flag = remaining.popFirst() {
+            if flag == "--only", let names = remaining.popFirst() {
+                options.only = Set(names.split(separator: ",").map(String.init))
+                continue
+            }
             guard let value = remaining.popFirst(), let number = Int(value), number > 0 else {
                 throw BenchOptions.UsageError(message: "'\(flag)' needs a positive whole number")
             }
@@ -162,7 +168,9 @@ enum LoopbackBenchmark {
     }
 
     static func run(_ options: Options) async -> Int32 {
-        let contenders = contenders(options)
+        let contenders = contenders(options).filter { contender in
+            contender.name == "data(for:)" || options.only.map { $0.contains(contender.name) } ?? true
+        }
         let clock = ContinuousClock()
         var sequential = Array(repeating: [Double](), count: contenders.count)
         var throughput = Array(repeating: [Double](), count: contenders.count)

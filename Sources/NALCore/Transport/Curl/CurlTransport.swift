@@ -5,7 +5,7 @@
     import NALLogging
 
     /// Sends requests with libcurl's multi interface directly, on one event-loop thread, without URLSession's
-    /// queues and delegate hops: about two and a half times faster per call, and four times the throughput, on
+    /// queues and delegate hops: more than twice as fast per call, with about five times the throughput, on
     /// loopback (see the README's benchmarks). Linux only: it opens the libcurl that FoundationNetworking links
     /// (`libcurl.so.4`, or the file named by the `NAL_LIBCURL` environment variable) at run time, so nothing has to
     /// be installed.
