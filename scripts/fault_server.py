@@ -9,7 +9,7 @@ these paths (query parameters in brackets):
   /redirect                 [status=302] [location=URL]: a redirect
   /set-cookie               [name=flavor] [key=K]: sets the cookie name=cookie-K-77 (a value the request never held)
   /loop                     a 302 to itself, forever
-  /huge-head                [bytes=300000]: a 200 whose head has about that many bytes
+  /huge-head                [bytes=300000] [single=1]: a 200 whose head has about that many bytes (in one field)
   /delay                    [ms=1000]: waits, then a small 200
   /fast                     a small 200 at once
   /hold                     [ms=300] [key=K]: a 200 after MS milliseconds
@@ -625,7 +625,10 @@ def handle(sock, request, connection=None):
     elif path == "/huge-head":
         # A head of about BYTES bytes in 1,000-byte fields.
         total = request.int_arg("bytes", 300000)
-        fields = [("X-Filler-%d" % index, "f" * 980) for index in range(total // 1000)]
+        if request.arg("single"):
+            fields = [("X-Filler", "f" * total)]
+        else:
+            fields = [("X-Filler-%d" % index, "f" * 980) for index in range(total // 1000)]
         respond(sock, 200, b"after a huge head", headers=fields)
     elif path == "/loop":
         respond(sock, 302, b"", headers=[("Location", request.target)])

@@ -52,16 +52,36 @@
             #expect(Self.fields(head) == ["Content-Range": "bytes 0-1/10"])
         }
 
+        @Test("a line that looks like a status line inside a head is not one: the status stays, the line is dropped")
+        func statusLineInsideAHead() {
+            let head = Self.head([
+                "HTTP/1.1 200 OK\r\n", "HTTP/1.1 302 :x\r\n", "Location: /elsewhere\r\n", "HTTP/1.1 100 :y\r\n",
+                "\r\n",
+            ])
+            #expect(head.isComplete)
+            #expect(head.statusCode == 200)
+            #expect(Self.fields(head) == ["Location": "/elsewhere"])
+        }
+
+        @Test("a malformed first status line makes no response, whatever comes after it")
+        func malformedStatusLine() {
+            let head = Self.head(["HTTP/1.1 401: x\r\n", "HTTP/1.1 302 Found\r\n", "Location: /x\r\n", "\r\n"])
+            #expect(head.statusCode == 0)
+            #expect(!head.isComplete)
+        }
+
         @Test("an obsolete folded line continues the field before it")
         func foldedLine() {
             let head = Self.head(["HTTP/1.1 200 OK\r\n", "X-Long: one\r\n", "  two\r\n", "\r\n"])
             #expect(Self.fields(head) == ["X-Long": "one two"])
         }
 
-        @Test("cookie paths match as RFC 6265 says", arguments: [
-            ("/a/b", "/", true), ("/a/b", "/a", true), ("/a/b", "/a/", true), ("/a/b", "/a/b", true),
-            ("/ab", "/a", false), ("/a", "/a/b", false), ("/", "/a", false),
-        ])
+        @Test(
+            "cookie paths match as RFC 6265 says",
+            arguments: [
+                ("/a/b", "/", true), ("/a/b", "/a", true), ("/a/b", "/a/", true), ("/a/b", "/a/b", true),
+                ("/ab", "/a", false), ("/a", "/a/b", false), ("/", "/a", false),
+            ])
         func cookiePaths(path: String, cookiePath: String, matches: Bool) {
             #expect(CurlTransport.pathMatches(path, cookiePath: cookiePath) == matches)
         }

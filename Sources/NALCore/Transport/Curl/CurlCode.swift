@@ -5,6 +5,9 @@
     /// What a libcurl result code means for a caller: the `URLError` that URLSession reports for the same failure, so
     /// that code written against either transport handles both.
     enum CurlCode {
+        /// `CURLE_OUT_OF_MEMORY`.
+        static let outOfMemory: Int32 = 27
+
         /// The error for `code`; `detail` is libcurl's error buffer for the transfer, which tells apart what one
         /// code covers (bad chunking and a closed connection are both a receive error).
         static func urlError(_ code: Int32, url: URL?, detail: String = "") -> URLError {

@@ -11,6 +11,9 @@
         private(set) var fields: [(name: String, value: String)] = []
         /// The final head has ended: the body follows.
         private(set) var isComplete = false
+        /// The next line starts a head: the first line, or the one after an interim head. Anywhere else a line that
+        /// starts with "HTTP/" is a field line, as libcurl reads it, not a new status.
+        private var expectsStatusLine = true
 
         /// Takes one line as libcurl hands it over, line ending included.
         mutating func take(_ rawLine: UnsafeRawBufferPointer) {
@@ -19,12 +22,18 @@
             guard !isComplete else { return }
             var line = rawLine[...]
             while let last = line.last, last == 0x0A || last == 0x0D { line = line.dropLast() }
-            if line.starts(with: "HTTP/".utf8) { return startHead(UnsafeRawBufferPointer(rebasing: line)) }
+            if expectsStatusLine {
+                guard line.starts(with: "HTTP/".utf8) else { return }
+                return startHead(UnsafeRawBufferPointer(rebasing: line))
+            }
             guard statusCode != 0 else { return }
             guard let first = line.first else {
                 // The end of a head: an interim one is followed by another.
                 isComplete = !(100..<200).contains(statusCode)
-                if !isComplete { statusCode = 0 }
+                if !isComplete {
+                    statusCode = 0
+                    expectsStatusLine = true
+                }
                 return
             }
             if first == 0x20 || first == 0x09, !fields.isEmpty {
@@ -35,13 +44,15 @@
             }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
             let name = Self.trimmed(UnsafeRawBufferPointer(rebasing: line[..<colon]))
-            guard !name.isEmpty else { return }
+            // A field name is a token: "HTTP/1.1 302 " is not one, and no caller may mistake it for a header.
+            guard !name.isEmpty, !name.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) else { return }
             fields.append((name, Self.trimmed(UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]))))
         }
 
         private mutating func startHead(_ line: UnsafeRawBufferPointer) {
             fields = []
             isComplete = false
+            expectsStatusLine = false
             let parts = line.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: true)
             version = parts.first.map { String(decoding: $0, as: UTF8.self) } ?? "HTTP/1.1"
             statusCode = 0

@@ -52,6 +52,19 @@
         private var headBytes = 0
         /// The most bytes of heads a response may have: 256 KiB.
         static let maximumHeadBytes = 256 << 10
+        /// The error for a response whose heads (interim ones included) pass `maximumHeadBytes`, or hold a line longer
+        /// than libcurl takes: no setting of the caller's changes it.
+        static func headTooLarge(url: URL) -> NALError {
+            .transport(
+                URLError(
+                    .dataLengthExceedsMaximum,
+                    userInfo: [
+                        NSLocalizedDescriptionKey:
+                            "The server's response head is larger than NAL accepts (\(maximumHeadBytes >> 10) KiB in all, "
+                            + "or a line libcurl cannot hold)",
+                        NSURLErrorFailingURLErrorKey: url,
+                    ]))
+        }
         private var stoppedBecause: NALError?
         /// The streamed request body, read by libcurl through the read callback.
         private var uploadStream: UploadBodyStream?
@@ -306,7 +319,7 @@
             headBytes += line.count
             // libcurl before 8.3 does not bound a head's size (CVE-2023-38039); NAL does, as URLSession's does.
             guard headBytes <= Self.maximumHeadBytes else {
-                stoppedBecause = .responseTooLarge(limit: Self.maximumHeadBytes, url: url)
+                stoppedBecause = Self.headTooLarge(url: url)
                 return 0
             }
             head.take(line)
@@ -392,6 +405,10 @@
             if let writer { return endStream(writer, code: code) }
             if let stoppedBecause { return finish(.failure(stoppedBecause)) }
             guard code == CurlValue.ok else {
+                // libcurl 7.88 reports a header line over its 100 KiB as running out of memory, with no detail.
+                if code == CurlCode.outOfMemory, !head.isComplete {
+                    return finish(.failure(Self.headTooLarge(url: url)))
+                }
                 let detail = String(cString: errorBuffer)
                 return finish(.failure(.transport(CurlCode.urlError(code, url: url, detail: detail))))
             }
