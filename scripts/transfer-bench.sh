@@ -11,7 +11,8 @@
 #     32 MiB (what it has not taken waits in the spill file);
 #   - streaming throughput with a consumer that only counts bytes: at least 90 % of the bare data task;
 #   - on Linux, the same upload and download memory bounds through CurlTransport, and its download to disk and
-#     upload from disk at least 90 % of the curl CLI's (`curl -o`, `curl -T`), from interleaved rounds.
+#     upload from disk at least 90 % of the curl CLI's (`curl -o` then fsync of the file and its directory, which
+#     NAL's durable downloads also do; `curl -T`), from interleaved rounds.
 #
 #   scripts/transfer-bench.sh           the full measurement (1 GiB, 5 throughput rounds)
 #   scripts/transfer-bench.sh --quick   the small variant CI runs (128 MiB, 64 MB stub, 2 rounds)
@@ -99,7 +100,7 @@ if [[ "$(uname)" == "Linux" ]] && command -v curl > /dev/null; then
         "$(NAL_BENCH_TRANSPORT=curl "$BENCH" transfer download "$BASE/source/$SIZE" "$WORK/download.bin")" 64
     rm -f "$WORK/download.bin"
     throughput_line "CurlTransport download to disk" \
-        "$("$BENCH" transfer curl-download "$BASE/source/$SIZE" "$WORK/download.bin" "$ROUNDS")" curl "curl -o"
+        "$("$BENCH" transfer curl-download "$BASE/source/$SIZE" "$WORK/download.bin" "$ROUNDS")" curl "curl -o + fsync"
     throughput_line "CurlTransport upload from disk" \
         "$("$BENCH" transfer curl-upload "$BASE/sink" "$WORK/upload.bin" "$ROUNDS")" curl "curl -T"
 fi

@@ -1,10 +1,16 @@
 #if os(Linux)
     import Foundation
+
+    #if canImport(Glibc)
+        import Glibc
+    #endif
     import NALCore
 
     /// `nal-bench transfer curl-download URL DESTINATION ROUNDS` and `curl-upload URL FILE ROUNDS`: NAL's Client over
     /// CurlTransport against the curl CLI making the same transfer (`curl -o`, `curl -T`), in interleaved rounds
-    /// whose order alternates; reports both MB/s and NAL's median ratio.
+    /// whose order alternates; reports both MB/s and NAL's median ratio. NAL's downloads are durable (the file and
+    /// its directory are flushed to disk before the file is moved into place), so the reference is `curl -o`
+    /// followed by the same two `fsync` calls.
     enum CurlReferenceProbe {
         struct Report: Encodable {
             var bytes: Int64
@@ -17,8 +23,8 @@
         static func download(_ url: URL, to destination: URL, rounds: Int) async -> Int32 {
             let copy = destination.appendingPathExtension("curl")
             defer { try? FileManager.default.removeItem(at: copy) }
-            return await compare(rounds: rounds, curl: ["--silent", "--fail", "-o", copy.path, url.absoluteString]) {
-                client in
+            let arguments = ["--silent", "--fail", "-o", copy.path, url.absoluteString]
+            return await compare(rounds: rounds, curl: arguments, afterCurl: { synchronize(copy) }) { client in
                 _ = try await client.request(
                     TransferProbe.Target(baseURL: url, method: .get, requestType: .download(.file(destination))))
                 let size = Self.size(of: destination)
@@ -38,8 +44,18 @@
             }
         }
 
+        /// Flushes `file` and its directory to disk, as NAL does before it moves a download into place.
+        private static func synchronize(_ file: URL) {
+            for path in [file.path, file.deletingLastPathComponent().path] {
+                let descriptor = open(path, O_RDONLY)
+                guard descriptor >= 0 else { continue }
+                fsync(descriptor)
+                close(descriptor)
+            }
+        }
+
         private static func compare(
-            rounds: Int, curl arguments: [String],
+            rounds: Int, curl arguments: [String], afterCurl: () -> Void = {},
             nal transfer: (Client<TransferProbe.Target>) async throws -> Int64
         ) async -> Int32 {
             guard let executable = CurlCommandLine.executable else {
@@ -59,6 +75,7 @@
                             size = try await transfer(client)
                         } else {
                             try await CurlCommandLine.run(executable, arguments)
+                            afterCurl()
                         }
                         let megabytesPerSecond =
                             Double(size) / (Double((clock.now - start).nanoseconds) / 1e9) / 1e6
