@@ -31,6 +31,9 @@ public final class Client<Service: RemoteService>: Sendable {
     /// The methods whose identical concurrent requests share one call, when de-duplication is on.
     private let deduplicatedMethods: Set<HTTPMethod>
 
+    /// Where completion handlers and their progress run when a call names no queue; `nil` means the main queue.
+    public let callbackQueue: DispatchQueue?
+
     /// The methods de-duplication shares by default: GET and HEAD, which are safe to answer once for many callers.
     public static var safeMethods: Set<HTTPMethod> { [.get, .head] }
 
@@ -43,14 +46,18 @@ public final class Client<Service: RemoteService>: Sendable {
     ///   - deduplicatesRequests: identical concurrent requests share one call (`trackInProgress`). Off by default.
     ///   - deduplicatedMethods: which methods de-duplication shares: GET and HEAD by default. Two identical POSTs
     ///     are two actions; add a method here only when sending it once for all callers is what you mean.
+    ///   - callbackQueue: where completion handlers run when a call names no queue (Moya's `callbackQueue`); the
+    ///     main queue when `nil`.
     public init(
         transport: any Transport = URLSessionTransport(),
         endpointMapping: EndpointMapping? = nil,
         willSend: RequestHook? = nil,
         deduplicatesRequests: Bool = false,
-        deduplicatedMethods: Set<HTTPMethod> = Client.safeMethods
+        deduplicatedMethods: Set<HTTPMethod> = Client.safeMethods,
+        callbackQueue: DispatchQueue? = nil
     ) {
         self.transport = transport
+        self.callbackQueue = callbackQueue
         self.endpointMapping = endpointMapping
         self.willSend = willSend
         inFlight = deduplicatesRequests ? InFlightRequests() : nil
@@ -128,14 +135,16 @@ public final class Client<Service: RemoteService>: Sendable {
         try await request(target, options: options).decode(type, atKeyPath: keyPath, using: decoder)
     }
 
-    /// Sends the request for `target` and calls `completion` on `callbackQueue` with the validated response or the
-    /// error. `progress`, when given, is called on `callbackQueue` as bytes move. The returned token cancels the call.
+    /// Sends the request for `target` and calls `completion` with the validated response or the error, on
+    /// `callbackQueue`; when the call names none, on the client's `callbackQueue`, else on the main queue. `progress`,
+    /// when given, is called on the same queue as bytes move. The returned token cancels the call.
     @discardableResult
     public func request(
-        _ target: Service, options: RequestOptions = RequestOptions(), callbackQueue: DispatchQueue = .main,
+        _ target: Service, options: RequestOptions = RequestOptions(), callbackQueue: DispatchQueue? = nil,
         progress: (@Sendable (TransferProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<Response, NALError>) -> Void
     ) -> Cancellable {
+        let callbackQueue = deliveryQueue(for: callbackQueue)
         let token = Cancellable()
         var onQueue: TransferProgressHandler?
         if let progress {
@@ -154,6 +163,11 @@ public final class Client<Service: RemoteService>: Sendable {
             },
             onCancel: { callbackQueue.async { completion(.failure(.cancelled)) } })
         return token
+    }
+
+    /// The queue a completion handler runs on: the call's, else the client's, else the main queue.
+    func deliveryQueue(for call: DispatchQueue?) -> DispatchQueue {
+        call ?? callbackQueue ?? .main
     }
 
     /// `Type.case` without associated values: payloads can hold secrets (`.login(password:)`), so logs never

@@ -1,19 +1,22 @@
+public import Dispatch
 public import NALCore
 
 extension Client {
     /// Creates a client that answers from stubs: `Client<GitHub>(stubbing: .immediate)`.
     ///
-    /// The same parameters and defaults as `Client(transport:endpointMapping:willSend:deduplicatesRequests:)`; the
+    /// The same parameters and defaults as
+    /// `Client(transport:endpointMapping:willSend:deduplicatesRequests:deduplicatedMethods:callbackQueue:)`; the
     /// transport is a `StubTransport` with `behavior`. To stub behind middleware, pass a `StubTransport` to
     /// `Client(middleware:transport:)`.
     public convenience init(
         stubbing behavior: StubBehavior<Service>,
         endpointMapping: EndpointMapping? = nil,
         willSend: RequestHook? = nil,
-        deduplicatesRequests: Bool = false
+        deduplicatesRequests: Bool = false,
+        callbackQueue: DispatchQueue? = nil
     ) {
         self.init(
             transport: StubTransport(behavior), endpointMapping: endpointMapping, willSend: willSend,
-            deduplicatesRequests: deduplicatesRequests)
+            deduplicatesRequests: deduplicatesRequests, callbackQueue: callbackQueue)
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
-import NALCore
 import NALLogging
 import NALTestSupport
 import Synchronization
 import Testing
+
+@testable import NALCore
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -150,6 +151,33 @@ struct ClientTests {
             Issue.record("expected .cancelled, got \(cancelled)")
             return
         }
+    }
+
+    @Test("completion handlers run on the call's queue, else on the client's, else on the main queue")
+    func callbackQueuePrecedence() async throws {
+        let clientQueue = DispatchQueue(label: "nal.tests.client-callbacks")
+        let callQueue = DispatchQueue(label: "nal.tests.call-callbacks")
+        let key = DispatchSpecificKey<String>()
+        clientQueue.setSpecific(key: key, value: "client")
+        callQueue.setSpecific(key: key, value: "call")
+        let client = Client<TestEndpoint>(
+            transport: MemoryTransport(body: Data("ok".utf8)), callbackQueue: clientQueue)
+        func deliveredOn(_ queue: DispatchQueue?) async -> String? {
+            await withCheckedContinuation { continuation in
+                client.request(TestEndpoint(), callbackQueue: queue) { _ in
+                    continuation.resume(returning: DispatchQueue.getSpecific(key: key))
+                }
+            }
+        }
+        #expect(await deliveredOn(callQueue) == "call")
+        #expect(await deliveredOn(nil) == "client")
+        // Without either, the main queue (which a test process does not run, so it is compared, not waited for).
+        // (Linux hands out a new wrapper of the main queue each time, so the label is compared.)
+        #expect(
+            Client<TestEndpoint>(transport: MemoryTransport()).deliveryQueue(for: nil).label
+                == DispatchQueue.main.label)
+        #expect(client.deliveryQueue(for: nil) === clientQueue)
+        #expect(client.deliveryQueue(for: callQueue) === callQueue)
     }
 
     @Test("the idle timeout reaches any transport in the request: the call's wins over the endpoint's")
