@@ -11,6 +11,20 @@ import Testing
 
 @Suite("Middleware chain")
 struct ChainTests {
+    @Test("Client(middleware:callbackQueue:) runs completion handlers on that queue")
+    func callbackQueue() async {
+        let queue = DispatchQueue(label: "nal.tests.middleware-callbacks")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        let client = Client<TestEndpoint>(middleware: [], transport: MemoryTransport(), callbackQueue: queue)
+        let onQueue: Bool = await withCheckedContinuation { continuation in
+            client.request(TestEndpoint()) { _ in
+                continuation.resume(returning: DispatchQueue.getSpecific(key: key) == true)
+            }
+        }
+        #expect(onQueue)
+    }
+
     struct Thrower: Middleware {
         struct Boom: Error {}
         func intercept(

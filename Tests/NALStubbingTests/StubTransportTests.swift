@@ -46,6 +46,19 @@ enum Shop: RemoteService, Equatable {
 
 @Suite("StubTransport")
 struct StubTransportTests {
+    @Test("Client(stubbing:callbackQueue:) runs completion handlers on that queue")
+    func callbackQueue() async {
+        let queue = DispatchQueue(label: "nal.tests.stub-callbacks")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        let client = Client<Shop>(stubbing: .immediate, callbackQueue: queue)
+        let onQueue: Bool = await withCheckedContinuation { continuation in
+            client.request(.products) { _ in continuation.resume(returning: DispatchQueue.getSpecific(key: key) == true)
+            }
+        }
+        #expect(onQueue)
+    }
+
     @Test("behaviours: immediate, delayed, custom, and never (the real transport)")
     func behaviours() async throws {
         #expect(try await Client<Shop>(stubbing: .immediate).request(.product(7)).string() == #"{"id":7}"#)

@@ -21,25 +21,32 @@ stop_servers() {
     done
 }
 
+# await_announcement LOG PID WORD: waits up to 10 s for the server PID to print "WORD value" into LOG, and prints
+# the value; fails when the server exits or stays silent.
+await_announcement() {
+    local value
+    for _ in $(seq 1 100); do
+        value=$(sed -n "s/^$3 \(.*\)$/\1/p" "$1" | head -1)
+        [[ -n "$value" ]] && { echo "$value"; return 0; }
+        kill -0 "$2" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+
 # The fault server is standard-library Python: it needs no install. It prints `port <n>` once it listens.
 start_fault_server() {
     mkdir -p .build
     python3 scripts/fault_server.py > .build/fault-server.log 2>&1 &
     FAULT_PID=$!
-    for _ in $(seq 1 50); do
-        local port
-        port=$(sed -n 's/^port \([0-9]*\)$/\1/p' .build/fault-server.log)
-        if [[ -n "$port" ]]; then
-            export NAL_FAULT_URL="http://127.0.0.1:$port"
-            echo "== fault server on $NAL_FAULT_URL (pid $FAULT_PID)"
-            return 0
-        fi
-        kill -0 "$FAULT_PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    echo "the fault server did not start; its log:" >&2
-    cat .build/fault-server.log >&2 || true
-    return 1
+    local port
+    port=$(await_announcement .build/fault-server.log "$FAULT_PID" port) || {
+        echo "the fault server did not start; its log:" >&2
+        cat .build/fault-server.log >&2 || true
+        return 1
+    }
+    export NAL_FAULT_URL="http://127.0.0.1:$port"
+    echo "== fault server on $NAL_FAULT_URL (pid $FAULT_PID)"
 }
 
 # httpbin, gunicorn and h2 into the virtualenv, once.
@@ -56,22 +63,17 @@ start_h2_server() {
     install_server_packages || return 1
     "$HTTPBIN_VENV/bin/python" scripts/h2_server.py .build/h2-tls > .build/h2-server.log 2>&1 &
     H2_PID=$!
-    for _ in $(seq 1 100); do
-        local port ca
-        port=$(sed -n 's/^port \([0-9]*\)$/\1/p' .build/h2-server.log)
-        ca=$(sed -n 's/^ca \(.*\)$/\1/p' .build/h2-server.log)
-        if [[ -n "$port" && -n "$ca" ]]; then
-            # By name: the certificate is for localhost, not for 127.0.0.1.
-            export NAL_H2_URL="https://localhost:$port" NAL_H2_CA="$ca"
-            echo "== HTTP/2 server on $NAL_H2_URL (pid $H2_PID)"
-            return 0
-        fi
-        kill -0 "$H2_PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    echo "the HTTP/2 server did not start; its log:" >&2
-    cat .build/h2-server.log >&2 || true
-    return 1
+    local port ca
+    # The certificate's path is announced after the port: once it is there, both are.
+    if ! ca=$(await_announcement .build/h2-server.log "$H2_PID" ca); then
+        echo "the HTTP/2 server did not start; its log:" >&2
+        cat .build/h2-server.log >&2 || true
+        return 1
+    fi
+    port=$(await_announcement .build/h2-server.log "$H2_PID" port)
+    # By name: the certificate is for localhost, not for 127.0.0.1.
+    export NAL_H2_URL="https://localhost:$port" NAL_H2_CA="$ca"
+    echo "== HTTP/2 server on $NAL_H2_URL (pid $H2_PID)"
 }
 
 start_httpbin() {

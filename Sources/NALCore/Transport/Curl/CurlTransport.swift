@@ -212,12 +212,8 @@
         /// Keeps the cookies `response` sets, as URLSession does with its configuration's storage.
         private func storeCookies(of response: HTTPURLResponse, for request: URLRequest) {
             guard let cookieStorage, request.httpShouldHandleCookies, let url = request.url else { return }
-            // HTTP/2 names fields in lowercase; Foundation looks for "Set-Cookie" exactly.
-            var fields: [String: String] = [:]
-            for case (let name as String, let value as String) in response.allHeaderFields
-            where name.caseInsensitiveCompare("Set-Cookie") == .orderedSame {
-                fields["Set-Cookie"] = value
-            }
+            // HTTPURLResponse has canonicalised the names (HTTP/2's "set-cookie" is "Set-Cookie" here).
+            guard let fields = response.allHeaderFields as? [String: String] else { return }
             let cookies = HTTPCookie.cookies(withResponseHeaderFields: fields, for: url)
             guard !cookies.isEmpty else { return }
             cookieStorage.setCookies(cookies, for: url, mainDocumentURL: request.mainDocumentURL ?? url)
