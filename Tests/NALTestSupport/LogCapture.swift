@@ -1,4 +1,4 @@
-public import NALLogging
+package import NALLogging
 
 /// Lets tests that change the process-wide logging set-up take turns.
 ///
@@ -6,11 +6,11 @@ public import NALLogging
 /// sinks or the levels would otherwise swap them under another test's feet. Such a test runs its body inside
 /// `exclusively` (or `capture`), and filters what it reads by subsystem, category or its own unique text: tests
 /// that only log, without changing the set-up, still add entries to whatever sink is installed.
-public enum LogCapture {
+package enum LogCapture {
     private static let lock = AsyncLock()
 
     /// Runs `body` while no other test changes logging; the default set-up is restored afterwards.
-    public static func exclusively<T>(_ body: () async throws -> T) async rethrows -> T {
+    package static func exclusively<T>(_ body: () async throws -> T) async rethrows -> T {
         await lock.acquire()
         defer {
             LoggingSystem.bootstrapForTesting(sinks: [StandardErrorSink()], configuration: LogConfiguration())
@@ -20,7 +20,7 @@ public enum LogCapture {
     }
 
     /// Runs `body` with a fresh in-memory sink and the levels of `spec` (a `NAL_LOG` value), exclusively.
-    public static func capture<T>(_ spec: String = "debug", _ body: (InMemorySink) async throws -> T) async throws -> T
+    package static func capture<T>(_ spec: String = "debug", _ body: (InMemorySink) async throws -> T) async throws -> T
     {
         try await exclusively {
             let sink = InMemorySink()

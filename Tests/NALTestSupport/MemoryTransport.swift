@@ -1,27 +1,27 @@
-public import Foundation
-public import NALCore
+package import Foundation
+package import NALCore
 import NALLogging
 
 #if canImport(FoundationNetworking)
-    public import FoundationNetworking
+    package import FoundationNetworking
 #endif
 
 /// Answers every request from memory with a fixed status and body, and records what it was sent.
-public final class MemoryTransport: Transport {
-    public let status: Int
-    public let body: Data
-    public let delay: Duration?
+package final class MemoryTransport: Transport {
+    package let status: Int
+    package let body: Data
+    package let delay: Duration?
     private let sent = Locked<[URLRequest]>([])
 
-    public init(status: Int = 200, body: Data = Data(), delay: Duration? = nil) {
+    package init(status: Int = 200, body: Data = Data(), delay: Duration? = nil) {
         self.status = status
         self.body = body
         self.delay = delay
     }
 
-    public var requests: [URLRequest] { sent.withLock { $0 } }
+    package var requests: [URLRequest] { sent.withLock { $0 } }
 
-    public func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
+    package func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
         sent.withLock { $0.append(request) }
         if let delay {
             do { try await Task.sleep(for: delay) } catch { throw .cancelled }
@@ -30,7 +30,7 @@ public final class MemoryTransport: Transport {
     }
 
     /// A JSON response to `request`, as a server would send it instantly.
-    public static func response(
+    package static func response(
         to request: URLRequest, status: Int = 200, body: Data = Data()
     ) throws(NALError) -> Response {
         guard let url = request.url,

@@ -1,22 +1,22 @@
-public import Foundation
-public import NALCore
+package import Foundation
+package import NALCore
 import NALLogging
 
 #if canImport(FoundationNetworking)
-    public import FoundationNetworking
+    package import FoundationNetworking
 #endif
 
 /// Streams a fixed list of chunks, `interval` apart, as a server would; records when each chunk was handed over
 /// and whether the consumer stopped the body.
-public final class ScriptedStreamTransport: Transport {
-    public let status: Int
-    public let headers: [String: String]
-    public let chunks: [Data]
-    public let interval: Duration
-    public let failure: NALError?
+package final class ScriptedStreamTransport: Transport {
+    package let status: Int
+    package let headers: [String: String]
+    package let chunks: [Data]
+    package let interval: Duration
+    package let failure: NALError?
     private let state = Locked<(sentAt: [ContinuousClock.Instant], cancelled: Bool, calls: Int)>(([], false, 0))
 
-    public init(
+    package init(
         status: Int = 200, headers: [String: String] = ["Content-Type": "text/event-stream"], chunks: [Data],
         interval: Duration = .zero, failure: NALError? = nil
     ) {
@@ -28,13 +28,13 @@ public final class ScriptedStreamTransport: Transport {
     }
 
     /// When each chunk was appended to the body.
-    public var sentAt: [ContinuousClock.Instant] { state.withLock { $0.sentAt } }
+    package var sentAt: [ContinuousClock.Instant] { state.withLock { $0.sentAt } }
     /// Whether the consumer's side stopped a body (its `onCancel` ran).
-    public var cancelled: Bool { state.withLock { $0.cancelled } }
+    package var cancelled: Bool { state.withLock { $0.cancelled } }
     /// How many calls were sent.
-    public var calls: Int { state.withLock { $0.calls } }
+    package var calls: Int { state.withLock { $0.calls } }
 
-    public func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
+    package func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
         state.withLock { $0.calls += 1 }
         guard let url = request.url,
             let http = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)

@@ -1,24 +1,24 @@
-public import Foundation
-public import NALCore
-public import Testing
+package import Foundation
+package import NALCore
+package import Testing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
 /// The local httpbin that `scripts/test.sh` starts and announces in `NAL_HTTPBIN_URL`.
-public enum HTTPBin {
-    public static let url: URL? = ProcessInfo.processInfo.environment["NAL_HTTPBIN_URL"].flatMap(URL.init(string:))
+package enum HTTPBin {
+    package static let url: URL? = ProcessInfo.processInfo.environment["NAL_HTTPBIN_URL"].flatMap(URL.init(string:))
 
-    public static var isCI: Bool {
+    package static var isCI: Bool {
         let value = ProcessInfo.processInfo.environment["CI"]?.lowercased()
         return value == "true" || value == "1"
     }
 
-    public static let skipReason: Comment = "NAL_HTTPBIN_URL is not set: run scripts/test.sh to start httpbin"
+    package static let skipReason: Comment = "NAL_HTTPBIN_URL is not set: run scripts/test.sh to start httpbin"
 
     /// An endpoint on httpbin.
-    public static func endpoint(
+    package static func endpoint(
         _ path: String, method: HTTPMethod = .get, requestType: RequestType = .plain,
         headers: [String: String]? = nil, validation: RequestValidation = .successCodes, timeout: TimeInterval? = nil
     ) -> TestEndpoint {
@@ -28,7 +28,7 @@ public enum HTTPBin {
     }
 
     /// The same httpbin under the name `localhost`: another origin for the browser and for NAL.
-    public static var otherOrigin: String {
+    package static var otherOrigin: String {
         guard let url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "" }
         components.host = "localhost"
         return components.string ?? ""
@@ -37,26 +37,26 @@ public enum HTTPBin {
 
 /// The HTTPS server of `scripts/h2_server.py` (HTTP/2 when ALPN agrees), which `scripts/test.sh` starts and announces
 /// in `NAL_H2_URL`, with its throwaway certificate authority in `NAL_H2_CA`.
-public enum H2Server {
-    public static let url: URL? = ProcessInfo.processInfo.environment["NAL_H2_URL"].flatMap(URL.init(string:))
+package enum H2Server {
+    package static let url: URL? = ProcessInfo.processInfo.environment["NAL_H2_URL"].flatMap(URL.init(string:))
     /// The PEM file of the certificate the server presents, which no system trusts.
-    public static let certificateAuthority: URL? = ProcessInfo.processInfo.environment["NAL_H2_CA"].map {
+    package static let certificateAuthority: URL? = ProcessInfo.processInfo.environment["NAL_H2_CA"].map {
         URL(fileURLWithPath: $0)
     }
 
-    public static let skipReason: Comment = "NAL_H2_URL is not set: run scripts/test.sh to start the HTTP/2 server"
+    package static let skipReason: Comment = "NAL_H2_URL is not set: run scripts/test.sh to start the HTTP/2 server"
 
     /// What the server answers on every path.
-    public struct Answer: Decodable, Sendable {
+    package struct Answer: Decodable, Sendable {
         /// `"h2"` or `"http/1.1"`.
-        public var protocol_: String
-        public var path: String
+        package var protocol_: String
+        package var path: String
         /// The connection's number, counted from 1 by the server.
-        public var connection: Int
+        package var connection: Int
         /// The most streams the connection had open at once when this one was answered.
-        public var peakStreams: Int
+        package var peakStreams: Int
         /// The request's `Cookie` field.
-        public var cookie: String?
+        package var cookie: String?
 
         enum CodingKeys: String, CodingKey {
             case protocol_ = "protocol"
@@ -65,7 +65,7 @@ public enum H2Server {
     }
 
     /// An endpoint on the server; `holdMilliseconds` delays the answer.
-    public static func endpoint(_ path: String, holdMilliseconds: Int = 0, query: Parameters = [:]) -> TestEndpoint {
+    package static func endpoint(_ path: String, holdMilliseconds: Int = 0, query: Parameters = [:]) -> TestEndpoint {
         var query = query
         if holdMilliseconds > 0 { query["ms"] = .int(holdMilliseconds) }
         return TestEndpoint(
@@ -76,20 +76,20 @@ public enum H2Server {
 
 /// The raw-socket fault server that `scripts/test.sh` starts (`scripts/fault_server.py`) and announces in
 /// `NAL_FAULT_URL`.
-public enum FaultServer {
-    public static let url: URL? = ProcessInfo.processInfo.environment["NAL_FAULT_URL"].flatMap(URL.init(string:))
+package enum FaultServer {
+    package static let url: URL? = ProcessInfo.processInfo.environment["NAL_FAULT_URL"].flatMap(URL.init(string:))
 
-    public static let skipReason: Comment = "NAL_FAULT_URL is not set: run scripts/test.sh to start the fault server"
+    package static let skipReason: Comment = "NAL_FAULT_URL is not set: run scripts/test.sh to start the fault server"
 
     /// The same server under the name `localhost`: another origin.
-    public static var otherOrigin: String {
+    package static var otherOrigin: String {
         guard let url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "" }
         components.host = "localhost"
         return components.string ?? ""
     }
 
     /// An endpoint on the fault server. `probe` tags the request in the server's journal.
-    public static func endpoint(
+    package static func endpoint(
         _ path: String, method: HTTPMethod = .get, query: Parameters = [:], probe: String? = nil,
         requestType: RequestType? = nil, headers: [String: String]? = nil,
         validation: RequestValidation = .successCodes,
@@ -105,37 +105,37 @@ public enum FaultServer {
     }
 
     /// What `/echo` answers: the request as the server parsed it off the wire.
-    public struct Echo: Decodable, Sendable {
-        public var method: String
-        public var path: String
-        public var target: String
-        public var query: [String: [String]]
-        public var headers: [[String]]
-        public var body: String
-        public var bodyLength: Int
+    package struct Echo: Decodable, Sendable {
+        package var method: String
+        package var path: String
+        package var target: String
+        package var query: [String: [String]]
+        package var headers: [[String]]
+        package var body: String
+        package var bodyLength: Int
 
         /// The value of the first header named `name`, in any letter case.
-        public func header(_ name: String) -> String? {
+        package func header(_ name: String) -> String? {
             headers.first { $0.first?.lowercased() == name.lowercased() }?.last
         }
     }
 
-    public struct JournalEntry: Decodable, Sendable {
-        public var method: String
-        public var target: String
-        public var headers: [[String]]
-        public var bodyLength: Int
+    package struct JournalEntry: Decodable, Sendable {
+        package var method: String
+        package var target: String
+        package var headers: [[String]]
+        package var bodyLength: Int
         /// When the server parsed the request, in seconds since the epoch.
-        public var at: Double?
+        package var at: Double?
 
         /// The value of the first header named `name`, in any letter case.
-        public func header(_ name: String) -> String? {
+        package func header(_ name: String) -> String? {
             headers.first { $0.first?.lowercased() == name.lowercased() }?.last
         }
     }
 
     /// The requests the server parsed whose target contains `probe`.
-    public static func journal(probe: String) async throws -> [JournalEntry] {
+    package static func journal(probe: String) async throws -> [JournalEntry] {
         guard let url else { return [] }
         let journal = url.appendingPathComponent("_journal").appending(queryItems: [
             URLQueryItem(name: "contains", value: probe)
@@ -144,16 +144,16 @@ public enum FaultServer {
         return try JSONDecoder().decode([JournalEntry].self, from: data).filter { $0.target.contains(probe) }
     }
 
-    public static func probe() -> String { UUID().uuidString }
+    package static func probe() -> String { UUID().uuidString }
 }
 
 /// Upper bounds for timing checks. Tests run in parallel on shared 2-core machines, where a saturated thread pool
 /// delays a timer by a second or two; an upper bound checks that something ends long before its broken behaviour
 /// would (a 30 s wait, an hour's Retry-After), not how fast it is. Speed is measured by `nal-bench`.
-public enum Timing {
+package enum Timing {
     /// What a loaded machine may add to an expected duration: 3 s, 12 s under ThreadSanitizer (which slows every
     /// thread several times over), or `NAL_TIMING_SLACK_SECONDS`.
-    public static let slack: Duration = {
+    package static let slack: Duration = {
         if let text = ProcessInfo.processInfo.environment["NAL_TIMING_SLACK_SECONDS"], let seconds = Int64(text) {
             return .seconds(seconds)
         }
@@ -161,8 +161,8 @@ public enum Timing {
     }()
 
     /// Whether ThreadSanitizer's runtime is in this process (`swift test --sanitize=thread`).
-    public static let underThreadSanitizer = dlsym(nil, "__tsan_init") != nil
+    package static let underThreadSanitizer = dlsym(nil, "__tsan_init") != nil
 
     /// `expected` plus the slack of a loaded machine.
-    public static func bound(_ expected: Duration) -> Duration { expected + slack }
+    package static func bound(_ expected: Duration) -> Duration { expected + slack }
 }

@@ -1,17 +1,17 @@
-public import NALCore
+package import NALCore
 
 #if canImport(FoundationNetworking)
     import Foundation
-    public import FoundationNetworking
+    package import FoundationNetworking
 #else
-    public import Foundation
+    package import Foundation
 #endif
 
 /// The transport the integration suites run against, so that one suite proves both transports: URLSession by
 /// default, `CurlTransport` when `NAL_TEST_TRANSPORT=curl` (scripts/test.sh runs the suites once with each).
-public enum TestTransports {
+package enum TestTransports {
     /// `"curl"` or `"urlsession"`.
-    public static let selected: String = {
+    package static let selected: String = {
         let value = ProcessInfo.processInfo.environment["NAL_TEST_TRANSPORT"]?.lowercased() ?? ""
         return value == "curl" ? "curl" : "urlsession"
     }()
@@ -19,7 +19,7 @@ public enum TestTransports {
     /// A transport of the selected kind with these settings. `cookieStorage` is the URLSession configuration's
     /// storage, or CurlTransport's; `nil` keeps each transport's default (URLSession's shared storage, no cookies
     /// for CurlTransport).
-    public static func make(
+    package static func make(
         redirectPolicy: RedirectPolicy = .follow,
         maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
         maximumConnectionsPerHost: Int = 6,
@@ -46,7 +46,7 @@ public enum TestTransports {
 
     /// A cookie storage of the test's own: `HTTPCookieStorage.shared` is what every URLSession client of the test
     /// process uses by default, so a cookie stored there reaches other tests' requests.
-    public static func privateCookieStorage() -> HTTPCookieStorage {
+    package static func privateCookieStorage() -> HTTPCookieStorage {
         HTTPCookieStorage.sharedCookieStorage(forGroupContainerIdentifier: "nal-tests-\(UUID().uuidString)")
     }
 

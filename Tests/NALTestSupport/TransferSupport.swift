@@ -1,26 +1,26 @@
-public import Foundation
-public import NALCore
-public import Testing
+package import Foundation
+package import NALCore
+package import Testing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
 /// Files and digests for transfer tests.
-public enum TransferFiles {
+package enum TransferFiles {
     /// The size of the big transfers: 1 GiB, or `NAL_TRANSFER_TEST_BYTES`.
-    public static let bigSize: Int64 =
+    package static let bigSize: Int64 =
         ProcessInfo.processInfo.environment["NAL_TRANSFER_TEST_BYTES"].flatMap { Int64($0) } ?? 1 << 30
 
     /// Whether this run includes the transfer tests against the test server: `scripts/test.sh` runs them in a pass
     /// of their own, since they keep both cores and the disk busy.
-    public static let bigTransfersEnabled = ProcessInfo.processInfo.environment["NAL_BIG_TRANSFERS"] == "1"
+    package static let bigTransfersEnabled = ProcessInfo.processInfo.environment["NAL_BIG_TRANSFERS"] == "1"
 
-    public static let bigTransfersSkipReason: Comment =
+    package static let bigTransfersSkipReason: Comment =
         "the big transfers run in their own pass of scripts/test.sh (NAL_BIG_TRANSFERS=1)"
 
     /// A new directory under the temporary directory, for one test.
-    public static func scratchDirectory() throws -> URL {
+    package static func scratchDirectory() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "nal-transfer-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -29,7 +29,7 @@ public enum TransferFiles {
 
     /// Writes `size` pseudo-random bytes to `url`: a random block of an odd length, repeated, so that a byte
     /// moved to the wrong place changes the digest.
-    public static func writeFile(_ url: URL, size: Int64) throws {
+    package static func writeFile(_ url: URL, size: Int64) throws {
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }
@@ -53,7 +53,7 @@ public enum TransferFiles {
     }
 
     /// The SHA-256 of a file, by coreutils' `sha256sum` (Foundation has no SHA-256 on Linux).
-    public static func sha256(of url: URL) throws -> String {
+    package static func sha256(of url: URL) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
         process.arguments = [url.path]
@@ -66,7 +66,7 @@ public enum TransferFiles {
     }
 
     /// Progress events and the response of one `transfer(_:)`.
-    public static func collect<Service: RemoteService>(
+    package static func collect<Service: RemoteService>(
         _ client: Client<Service>, _ target: Service
     ) async throws -> (progress: [TransferProgress], response: Response) {
         var events: [TransferProgress] = []
@@ -80,7 +80,7 @@ public enum TransferFiles {
     }
 
     /// Whether progress values only grow, in bytes and in fraction.
-    public static func isMonotonic(_ events: [TransferProgress]) -> Bool {
+    package static func isMonotonic(_ events: [TransferProgress]) -> Bool {
         zip(events, events.dropFirst()).allSatisfy { earlier, later in
             later.bytesSent >= earlier.bytesSent && later.bytesReceived >= earlier.bytesReceived
                 && (later.fractionCompleted ?? 0) >= (earlier.fractionCompleted ?? 0)
@@ -90,29 +90,29 @@ public enum TransferFiles {
 
 extension FaultServer {
     /// What `/sink` answers.
-    public struct Sink: Decodable, Sendable {
-        public var bytes: Int64?
-        public var sha256: String?
-        public var parts: [Part]?
+    package struct Sink: Decodable, Sendable {
+        package var bytes: Int64?
+        package var sha256: String?
+        package var parts: [Part]?
 
-        public struct Part: Decodable, Sendable {
-            public var name: String?
-            public var filename: String?
-            public var contentType: String?
-            public var bytes: Int64
-            public var sha256: String
+        package struct Part: Decodable, Sendable {
+            package var name: String?
+            package var filename: String?
+            package var contentType: String?
+            package var bytes: Int64
+            package var sha256: String
         }
     }
 
     /// What `/source/<N>?digest=1` answers.
-    public struct SourceDigest: Decodable, Sendable {
-        public var sha256: String
-        public var etag: String
-        public var bytes: Int64
+    package struct SourceDigest: Decodable, Sendable {
+        package var sha256: String
+        package var etag: String
+        package var bytes: Int64
     }
 
     /// The digest of `/source/<size>` with the content named `etag`.
-    public static func sourceDigest(size: Int64, etag: String = "v1") async throws -> SourceDigest {
+    package static func sourceDigest(size: Int64, etag: String = "v1") async throws -> SourceDigest {
         guard let url else { throw URLError(.badURL) }
         let digestURL = url.appendingPathComponent("source/\(size)")
         var components = URLComponents(url: digestURL, resolvingAgainstBaseURL: false)

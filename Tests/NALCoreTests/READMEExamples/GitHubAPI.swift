@@ -1,3 +1,5 @@
+// swift-format-ignore-file: NeverForceUnwrap
+// (The README shows a literal base URL as users write one.)
 // README: begin endpoint
 import Foundation
 import NALCore

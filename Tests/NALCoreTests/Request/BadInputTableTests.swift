@@ -1,3 +1,5 @@
+// swift-format-ignore-file: NeverForceUnwrap
+// (A table of literal URLs and ranges, each of which parses.)
 import Foundation
 import NALCore
 import Testing

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The public API of every library module, checked in under API/<Module>.json, compared with the current build, so
+# that the API changes only on purpose and every change is reviewed.
+#
+#   scripts/api-check.sh           exit 1, printing the added, removed and changed declarations, when the build's
+#                                  API differs from API/; exit 0 when it is the same
+#   scripts/api-check.sh --update  writes the build's API into API/; commit it with the change that made it
+#
+# The files are swift-api-digester's -dump-sdk output (from the toolchain), without `package` declarations, imports,
+# file locations and tool arguments, and sorted, so that only a change of the public API changes them. They are made
+# on Linux: CurlTransport is in them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MODULES=(NALLogging NALCore NALMiddleware NALStubbing)
+
+mode=check
+case "${1:-}" in
+    "") ;;
+    --update) mode=update ;;
+    *) echo "usage: scripts/api-check.sh [--update]" >&2; exit 2 ;;
+esac
+
+swift build > "${TMPDIR:-/tmp}/nal-api-check-build.log" 2>&1 \
+    || { tail -30 "${TMPDIR:-/tmp}/nal-api-check-build.log"; echo "Error: the package did not build" >&2; exit 2; }
+BIN=$(swift build --show-bin-path)
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p API
+
+failed=0
+for module in "${MODULES[@]}"; do
+    swift-api-digester -dump-sdk -module "$module" -I "$BIN/Modules" \
+        -Xcc -fmodule-map-file="$BIN/CCurl.build/module.modulemap" \
+        -avoid-location -avoid-tool-args -abort-on-module-fail -o "$WORK/$module.raw.json"
+    python3 scripts/lib/api_dump.py prune "$WORK/$module.raw.json" "$WORK/$module.json"
+    if [[ "$mode" == update ]]; then
+        cp "$WORK/$module.json" "API/$module.json"
+        echo "API/$module.json written"
+    elif [[ ! -f "API/$module.json" ]]; then
+        echo "$module: no API/$module.json; run scripts/api-check.sh --update and commit it" >&2
+        failed=1
+    elif ! diff -q "API/$module.json" "$WORK/$module.json" > /dev/null; then
+        echo "$module: the public API differs from API/$module.json:"
+        python3 scripts/lib/api_dump.py compare "API/$module.json" "$WORK/$module.json" || true
+        failed=1
+    else
+        echo "$module: API unchanged"
+    fi
+done
+# The comparison itself must be able to fail: a declaration taken out of a copy of the NALLogging file is reported.
+if [[ "$mode" == check && -f API/NALLogging.json ]]; then
+    python3 - API/NALLogging.json "$WORK/without-one.json" <<'PY'
+import json, sys
+root = json.load(open(sys.argv[1]))
+types = [c for c in root["ABIRoot"]["children"] if c.get("kind") == "TypeDecl"]
+types[0]["children"] = types[0]["children"][1:]
+json.dump(root, open(sys.argv[2], "w"))
+PY
+    if python3 scripts/lib/api_dump.py compare API/NALLogging.json "$WORK/without-one.json" > /dev/null; then
+        echo "Error: the comparison did not notice a removed declaration" >&2
+        failed=1
+    fi
+fi
+if (( failed )); then
+    echo "If the change is meant, run scripts/api-check.sh --update and commit API/ with it (and note it in CHANGELOG.md)."
+fi
+exit $failed
