@@ -30,7 +30,7 @@ actor TokenStore {
     func refresh() { token = "new" }
 }
 
-// README: begin middleware-custom
+// Docs: begin middleware-custom
 /// Signs every request with an HMAC of its method and path, and records how long the server took.
 struct Signing: Middleware {
     let sign: @Sendable (String) -> String
@@ -47,13 +47,13 @@ struct Signing: Middleware {
         return response
     }
 }
-// README: end middleware-custom
+// Docs: end middleware-custom
 
-// README: begin middleware-auth
+// Docs: begin middleware-auth
 extension GitHub: AccessTokenAuthorizable {
     var accessTokenType: AccessTokenType { self == .zen ? .none : .bearer }
 }
-// README: end middleware-auth
+// Docs: end middleware-auth
 
 @Suite("README middleware examples")
 struct READMEMiddlewareExamples {
@@ -61,7 +61,7 @@ struct READMEMiddlewareExamples {
     func stack() async throws {
         let transport = ScriptedTransport([503, 200])
         let tokens = TokenStore()
-        // README: begin middleware-client
+        // Docs: begin middleware-client
         let client = Client<GitHub>(
             middleware: [
                 LoggingMiddleware(options: [.headers, .timing]),  // outermost: sees what the caller sees
@@ -73,7 +73,7 @@ struct READMEMiddlewareExamples {
                 Signing(sign: { "sig:" + $0 }),  // innermost: signs exactly what is sent
             ],
             transport: transport)
-        // README: end middleware-client
+        // Docs: end middleware-client
         let response = try await client.request(.userProfile("octocat"))
         #expect(response.statusCode == 200)
         #expect(transport.requests.count == 2)

@@ -12,7 +12,7 @@ let fixtures = Fixtures.root
 
 @Suite("README fixture examples")
 struct READMEFixtureExamples {
-    // README: begin fixtures-tails
+    // Docs: begin fixtures-tails
     @Test func profileFromTailFiles() async throws {
         let server = StubServer()
         try server.loadTails(from: fixtures.appendingPathComponent("tails/github"), placeholders: ["login": "octocat"])
@@ -20,14 +20,14 @@ struct READMEFixtureExamples {
         let profile = try await client.request(.userProfile("octocat"), as: Profile.self)
         #expect(profile == Profile(login: "octocat", id: 583231))
     }
-    // README: end fixtures-tails
+    // Docs: end fixtures-tails
 
-    // README: begin fixtures-cassette
+    // Docs: begin fixtures-cassette
     @Test func zenFromACassette() async throws {
         // Recorded once against the real API; replayed from then on, offline. Delete the file to record again.
         let cassette = fixtures.appendingPathComponent("cassettes/github.har")
         let client = Client<GitHub>(transport: RecordingTransport(cassette: cassette, mode: .once))
         #expect(try await client.request(.zen).string() == "Keep it logically awesome.")
     }
-    // README: end fixtures-cassette
+    // Docs: end fixtures-cassette
 }

@@ -35,7 +35,7 @@ struct Profile: Codable, Sendable, Equatable {
 
 @Suite("README stubbing examples")
 struct READMEStubbingExamples {
-    // README: begin stubbing-behaviours
+    // Docs: begin stubbing-behaviours
     @Test func profileFromSampleData() async throws {
         let client = Client<GitHub>(stubbing: .immediate)  // each target's testData, status 200
         let profile = try await client.request(.userProfile("octocat"), as: Profile.self)
@@ -55,9 +55,9 @@ struct READMEStubbingExamples {
         }
         #expect(error?.response?.statusCode == 404)
     }
-    // README: end stubbing-behaviours
+    // Docs: end stubbing-behaviours
 
-    // README: begin stubbing-registration
+    // Docs: begin stubbing-registration
     @Test func retriesABusyServer() async throws {
         let stubs = StubTransport<GitHub>(.immediate)
         stubs.stub(.zen, with: .string("busy", status: 503), .string("Half measures are as bad as nothing at all."))
@@ -68,9 +68,9 @@ struct READMEStubbingExamples {
         #expect(try await client.request(.userProfile("ada"), as: Profile.self).id == 7)
         #expect(stubs.requests.count == 3)  // 503, the retry, the profile
     }
-    // README: end stubbing-registration
+    // Docs: end stubbing-registration
 
-    // README: begin stubbing-server
+    // Docs: begin stubbing-server
     @Test func serverStubsEveryURLSessionClient() async throws {
         let server = StubServer()  // one per test: parallel tests never see each other's stubs
         server.stub(.method(.get) && .path("/users/{login}"), response: .json(Profile(login: "octocat", id: 1)))
@@ -84,9 +84,9 @@ struct READMEStubbingExamples {
         #expect(server.requests(matching: .path("/zen")).count == 2)
         try server.verifyAllStubsUsed()
     }
-    // README: end stubbing-server
+    // Docs: end stubbing-server
 
-    // README: begin stubbing-handler
+    // Docs: begin stubbing-handler
     @Test func handlerEchoesTheRequest() async throws {
         let server = StubServer()
         server.stub(.method(.post) && .hasHeader("Authorization")) { request in
@@ -102,9 +102,9 @@ struct READMEStubbingExamples {
         #expect((response as? HTTPURLResponse)?.statusCode == 201)
         #expect(String(decoding: data, as: UTF8.self) == "you sent 5 bytes")
     }
-    // README: end stubbing-handler
+    // Docs: end stubbing-handler
 
-    // README: begin stubbing-unmatched
+    // Docs: begin stubbing-unmatched
     @Test func unmatchedRequestsExplainThemselves() async throws {
         let server = StubServer()
         server.stub(.path("/users/{login}") && .header("X-Api-Key", "s3cret"), response: .string("ok"))
@@ -119,5 +119,5 @@ struct READMEStubbingExamples {
                   1. path /users/{login} && header X-Api-Key: <redacted>: path /users/{login} matched; header X-Api-Key missing
                 """)
     }
-    // README: end stubbing-unmatched
+    // Docs: end stubbing-unmatched
 }

@@ -84,7 +84,7 @@ struct StubStreamingTests {
 
     @Test("the README's chat example")
     func readmeChat() async throws {
-        // README: begin streaming-chat-stub
+        // Docs: begin streaming-chat-stub
         let stubs = StubTransport<Chat>(.immediate)
         let tokens = ["Hel", "lo", ", wor", "ld"].map { ServerSentEvent(data: $0) }
         stubs.stub(.completions(prompt: "hi"), with: .events(tokens, interval: .milliseconds(20)))
@@ -95,7 +95,7 @@ struct StubStreamingTests {
             answer += event.data  // the first token arrives before the second is sent
         }
         #expect(answer == "Hello, world")
-        // README: end streaming-chat-stub
+        // Docs: end streaming-chat-stub
     }
 
     @Test("the README's streaming overview")
@@ -104,7 +104,7 @@ struct StubStreamingTests {
         stubs.stub(.events(room: "swift"), with: .events(["hello", "bye"].map { ServerSentEvent(data: $0) }))
         let client = Client<Room>(transport: stubs)
         var lastID = ""
-        // README: begin streaming-overview
+        // Docs: begin streaming-overview
         let stream = try await client.stream(.events(room: "swift"))  // throws NALError: connection, status, validation
         print(stream.response.statusCode)  // the head; its body is empty, and keeping it does not keep the stream
         var received: [String] = []
@@ -126,7 +126,7 @@ struct StubStreamingTests {
         // The parser alone, for bytes from anywhere; it keeps partial lines between calls.
         var parser = ServerSentEventParser()
         let events = parser.parse(Data("data: hel".utf8)) + parser.parse(Data("lo\n\n".utf8))
-        // README: end streaming-overview
+        // Docs: end streaming-overview
         #expect(stream.response.statusCode == 200)
         #expect(received == ["hello", "bye"])
         #expect(events.map(\.data) == ["hello"])

@@ -175,10 +175,8 @@ public final class StubServer: Sendable {
 
     // MARK: Registering
 
-    /// Answers requests that `matcher` accepts with `response`, every time.
-    ///
-    /// - Parameter priority: a stub with a higher priority wins over every stub with a lower one, whatever their
-    ///   specificity.
+    /// Answers requests that `matcher` accepts with `response`, every time. A stub with a higher `priority` wins over
+    /// every stub with a lower one, whatever their specificity.
     @discardableResult
     public func stub(_ matcher: RequestMatcher, response: StubResponse, priority: Int = 0) -> StubHandle {
         register(matcher, .repeating(response), priority: priority)

@@ -34,9 +34,9 @@
 
         @Test("the README's one line gives a client CurlTransport")
         func readmeLine() throws {
-            // README: begin curl-transport
+            // Docs: begin curl-transport
             let client = Client<GitHub>(transport: try CurlTransport())
-            // README: end curl-transport
+            // Docs: end curl-transport
             #expect(client.transport is CurlTransport)
         }
 

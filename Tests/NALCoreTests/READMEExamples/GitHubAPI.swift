@@ -1,6 +1,6 @@
 // swift-format-ignore-file: NeverForceUnwrap
 // (The README shows a literal base URL as users write one.)
-// README: begin endpoint
+// Docs: begin endpoint
 import Foundation
 import NALCore
 
@@ -51,4 +51,4 @@ struct Repository: Decodable, Sendable {
     var fullName: String
     var stargazersCount: Int
 }
-// README: end endpoint
+// Docs: end endpoint

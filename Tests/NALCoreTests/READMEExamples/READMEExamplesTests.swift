@@ -8,15 +8,15 @@ import Testing
     import FoundationNetworking
 #endif
 
-// Every block between `README: begin` and `README: end` below is a Swift block of README.md, character for character
-// apart from indentation; `READMESyncTests` compares them. The tests run the same code against an in-memory
-// transport and check what the README's comments claim.
+// Every block between `Docs: begin` and `Docs: end` below is a Swift block of the README or an article, character
+// for character apart from indentation; `DocumentationSyncTests` compares them. The tests run the same code against
+// an in-memory transport and check what the comments claim.
 
 @Suite("README examples")
 struct READMEExamplesTests {
     @Test("quick start: requests as the comments say")
     func quickStart() throws {
-        // README: begin usage
+        // Docs: begin usage
         let request = try GitHub.search(query: "swift nio", page: 2).urlRequest()
         // request.url: https://api.github.com/search/repositories?page=2&q=swift%20nio&sort=stars
 
@@ -24,7 +24,7 @@ struct READMEExamplesTests {
         // profile.url: https://api.github.com/users/a%2Fb%3Fc
 
         print(request.curlCommand())  // secrets are redacted unless you pass revealingSecrets: true
-        // README: end usage
+        // Docs: end usage
         #expect(
             request.url?.absoluteString == "https://api.github.com/search/repositories?page=2&q=swift%20nio&sort=stars")
         #expect(profile.url?.absoluteString == "https://api.github.com/users/a%2Fb%3Fc")
@@ -33,7 +33,7 @@ struct READMEExamplesTests {
 
     @Test("encodings give the text in the comments")
     func encodings() throws {
-        // README: begin encodings
+        // Docs: begin encodings
         let parameters: Parameters = ["ids": [1, 2], "filter": ["lang": "swift"], "exact": true]
         let query = try URLEncoding(arrayEncoding: .noBrackets, boolEncoding: .literal).queryString(parameters)
         // exact=true&filter%5Blang%5D=swift&ids=1&ids=2
@@ -44,7 +44,7 @@ struct READMEExamplesTests {
 
         let json = try JSONEncoding.default.data(["b": 1, "a": ["d": true, "c": nil]])
         // {"a":{"c":null,"d":true},"b":1}: keys sorted at every level, the same bytes in every process
-        // README: end encodings
+        // Docs: end encodings
         #expect(query == "exact=true&filter%5Blang%5D=swift&ids=1&ids=2")
         #expect(form == "per_page=50&tags%5B%5D=server&tags%5B%5D=linux")
         #expect(String(decoding: json, as: UTF8.self) == #"{"a":{"c":null,"d":true},"b":1}"#)
@@ -52,7 +52,7 @@ struct READMEExamplesTests {
 
     @Test("errors: the README's error and message")
     func errors() {
-        // README: begin errors
+        // Docs: begin errors
         struct Traced: RemoteService {
             var baseURL: URL { URL(string: "https://api.example.com")! }
             var path: String { "items" }
@@ -67,7 +67,7 @@ struct READMEExamplesTests {
             // "Invalid request: the value of header 'X-Trace' contains CR (0x0D) at byte offset 1; control
             //  characters other than tab are refused (RFC 9110), and CR, LF and NUL would allow request smuggling."
         }
-        // README: end errors
+        // Docs: end errors
         #expect(
             invalidRequestReason { try Traced().urlRequest() }
                 == .invalidHeaderValue(name: "X-Trace", problem: "contains CR (0x0D) at byte offset 1"))
@@ -84,13 +84,13 @@ struct READMEExamplesTests {
 
     @Test("the client options example builds a working client")
     func clientOptions() async throws {
-        // README: begin client-options
+        // Docs: begin client-options
         let client = Client<GitHub>(
             transport: URLSessionTransport(maximumResponseSize: 8 << 20, redirectPolicy: .follow),
             endpointMapping: { Endpoint($0).adding(headers: ["X-Request-ID": UUID().uuidString]) },
             willSend: { request, _ in request },
             deduplicatesRequests: true)
-        // README: end client-options
+        // Docs: end client-options
         _ = client
     }
 
@@ -98,7 +98,7 @@ struct READMEExamplesTests {
     func timeouts() async throws {
         let client = Client<GitHub>(transport: MemoryTransport(delay: .seconds(5)))
         var limit: TimeoutFailure.Limit?
-        // README: begin timeouts
+        // Docs: begin timeouts
         do {
             _ = try await client.request(.zen, options: RequestOptions(timeout: 0.5, totalTimeout: 0.2))
         } catch .timedOut(let failure) {
@@ -107,13 +107,13 @@ struct READMEExamplesTests {
         } catch {
             // other NALErrors
         }
-        // README: end timeouts
+        // Docs: end timeouts
         #expect(limit == .total)
     }
 
     @Test("redaction: added words and names are redacted in cURL output")
     func redaction() throws {
-        // README: begin redaction
+        // Docs: begin redaction
         SensitiveData.current.words.insert("passcode")  // any key whose last component contains it
         SensitiveData.current.headerNames.insert("X-Tenant-Key")  // exactly this header, in any letter case
 
@@ -132,7 +132,7 @@ struct READMEExamplesTests {
         //   -H 'Content-Type: application/json' \
         //   -H 'X-Tenant-Key: <redacted>' \
         //   --data-raw '{"api_key":"<redacted>","door":{"passcode":"<redacted>"}}'
-        // README: end redaction
+        // Docs: end redaction
         #expect(
             try Unlock().urlRequest().curlCommand() == """
                 curl -X POST 'https://ada:<redacted>@api.example.com/doors/front' \\
@@ -151,12 +151,12 @@ struct READMEExamplesTests {
         let host = "api.example.com"
         let ms = 12.5
         try await LogCapture.capture("com.example.app=debug,*=off") { sink in
-            // README: begin logging
+            // Docs: begin logging
             let logger = Logger(subsystem: "com.example.app", category: "sync")
             logger.info("fetched \(count) items for \(userID)")  // fetched 3 items for <private>
             logger.debug("token \(token, privacy: .private(mask: .hash))")  // token <mask.hash: '…'>
             logger.notice("host \(host, privacy: .public) took \(ms, format: .fixed(precision: 1)) ms")
-            // README: end logging
+            // Docs: end logging
             let lines = sink.messages(subsystem: "com.example.app")
             #expect(lines.first == "fetched 3 items for <private>")
             #expect(lines.dropFirst().first?.hasPrefix("token <mask.hash: '") == true)
@@ -167,7 +167,7 @@ struct READMEExamplesTests {
 
 /// The README's Client example, compiled verbatim; `clientExampleRuns` executes the same calls from memory.
 func readmeClientExample() async throws {
-    // README: begin client
+    // Docs: begin client
     let client = Client<GitHub>()
 
     let zen = try await client.request(.zen).string()
@@ -189,7 +189,7 @@ func readmeClientExample() async throws {
         }
     }
     token.cancel()  // the completion handler then receives NALError.cancelled
-    // README: end client
+    // Docs: end client
     _ = (zen, repositories)
 }
 

@@ -9,7 +9,7 @@ import Testing
 /// httpbin's address for the examples; the README's would be a real host.
 let filesHost = HTTPBin.url ?? URL(fileURLWithPath: "/")
 
-// README: begin transfer-endpoint
+// Docs: begin transfer-endpoint
 enum Files: RemoteService {
     case archive(bytes: Int, saveTo: URL)
     case upload(URL)
@@ -41,9 +41,9 @@ enum Files: RemoteService {
         }
     }
 }
-// README: end transfer-endpoint
+// Docs: end transfer-endpoint
 
-// README: begin transfer-progress
+// Docs: begin transfer-progress
 /// Downloads `target`, drawing a progress bar, and returns where the file is.
 func download(_ target: Files, with client: Client<Files>) async throws -> URL? {
     for try await event in client.transfer(target) {
@@ -59,7 +59,7 @@ func download(_ target: Files, with client: Client<Files>) async throws -> URL? 
     }
     return nil
 }
-// README: end transfer-progress
+// Docs: end transfer-progress
 
 @Suite("README transfer examples", .enabled(if: HTTPBin.url != nil, HTTPBin.skipReason))
 struct READMETransferExamples {
@@ -77,13 +77,13 @@ struct READMETransferExamples {
         try Data("notes".utf8).write(to: file)
         #expect(try await client.request(.upload(file)).string()?.contains("\"data\": \"notes\"") == true)
 
-        // README: begin transfer-multipart
+        // Docs: begin transfer-multipart
         var form = MultipartFormData()
         form.append("Ada", name: "name")
         form.append(fileAt: file, name: "notes")  // text/plain, from the extension
         form.append(Data([0x89, 0x50]), name: "icon", fileName: "icon.png")
         let response = try await client.request(.form(form))
-        // README: end transfer-multipart
+        // Docs: end transfer-multipart
         let text = response.string() ?? ""
         #expect(text.contains("\"name\": \"Ada\"") && text.contains("\"notes\": \"notes\""))
     }

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 
-/// Keeps the README honest: every Swift block in README.md is a region of test code that compiles and runs, marked
-/// `// README: begin <name>` … `// README: end <name>`, and every such region appears in the README, verbatim
-/// apart from indentation.
-@Suite("README and the tested code agree")
-struct READMESyncTests {
+/// Keeps the documentation honest: every Swift block of README.md and of the DocC articles
+/// (`Sources/<Module>/<Module>.docc/*.md`) is a region of test code that compiles and runs, marked
+/// `// Docs: begin <name>` … `// Docs: end <name>`, and every such region appears in one of them, verbatim apart from
+/// indentation. A renamed API breaks the build, not the reader.
+@Suite("Documentation and the tested code agree")
+struct DocumentationSyncTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
@@ -32,10 +33,10 @@ struct READMESyncTests {
         var open: (name: String, lines: [Substring])?
         for line in source.split(separator: "\n", omittingEmptySubsequences: false) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.hasPrefix("// README: begin ") {
-                open = (String(trimmed.dropFirst("// README: begin ".count)), [])
-            } else if trimmed.hasPrefix("// README: end "), let region = open {
-                #expect(trimmed == "// README: end \(region.name)", "\(file): region \(region.name) ends as \(trimmed)")
+            if trimmed.hasPrefix("// Docs: begin ") {
+                open = (String(trimmed.dropFirst("// Docs: begin ".count)), [])
+            } else if trimmed.hasPrefix("// Docs: end "), let region = open {
+                #expect(trimmed == "// Docs: end \(region.name)", "\(file): region \(region.name) ends as \(trimmed)")
                 #expect(regions[region.name] == nil, "\(file): region \(region.name) appears twice")
                 regions[region.name] = normalized(region.lines)
                 open = nil
@@ -56,13 +57,17 @@ struct READMESyncTests {
         return lines.map { String($0.dropFirst(min(indent, $0.count))) }.joined(separator: "\n")
     }
 
+    /// The files under `folder` (relative to the package) whose extension is `pathExtension`.
+    static func files(under folder: String, pathExtension: String) -> [URL] {
+        let start = root.appendingPathComponent(folder)
+        return FileManager.default.enumerator(at: start, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { $0.pathExtension == pathExtension }
+            .sorted { $0.path < $1.path } ?? []
+    }
+
     static func allRegions() throws -> [String: String] {
         var all: [String: String] = [:]
-        let tests = root.appendingPathComponent("Tests")
-        let files =
-            FileManager.default.enumerator(at: tests, includingPropertiesForKeys: nil)?
-            .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
-        for file in files {
+        for file in files(under: "Tests", pathExtension: "swift") {
             let found = try regions(in: try String(contentsOf: file, encoding: .utf8), file: file.lastPathComponent)
             for (name, text) in found {
                 #expect(all[name] == nil, "region \(name) is defined in two files")
@@ -72,18 +77,32 @@ struct READMESyncTests {
         return all
     }
 
-    @Test("every Swift block of the README is tested code, and every README region is in the README")
-    func readmeMatchesTests() throws {
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let blocks = Self.swiftBlocks(in: readme)
-        let regions = try Self.allRegions()
-        #expect(blocks.count >= 5, "found \(blocks.count) Swift blocks in the README")
-        let regionTexts = Set(regions.values)
-        for block in blocks where !regionTexts.contains(block) {
-            Issue.record("README block is not a tested region:\n\(block.prefix(300))")
+    /// README.md and every DocC article, by their path in the package.
+    static func documents() throws -> [(path: String, text: String)] {
+        let articles = files(under: "Sources", pathExtension: "md").filter { $0.path.contains(".docc/") }
+        return try ([root.appendingPathComponent("README.md")] + articles).map { file in
+            (String(file.path.dropFirst(root.path.count + 1)), try String(contentsOf: file, encoding: .utf8))
         }
-        for (name, text) in regions.sorted(by: { $0.key < $1.key }) where !blocks.contains(text) {
-            Issue.record("region '\(name)' is not in the README, or differs:\n\(text.prefix(300))")
+    }
+
+    @Test("every Swift block of the README and the articles is tested code, and every region is shown somewhere")
+    func documentsMatchTests() throws {
+        let documents = try Self.documents()
+        let regions = try Self.allRegions()
+        let regionTexts = Set(regions.values)
+        var shown: Set<String> = []
+        for document in documents {
+            for block in Self.swiftBlocks(in: document.text) {
+                shown.insert(block)
+                if !regionTexts.contains(block) {
+                    Issue.record("\(document.path): a Swift block is not a tested region:\n\(block.prefix(300))")
+                }
+            }
+        }
+        #expect(Self.swiftBlocks(in: documents[0].text).count >= 3, "the README shows too little code")
+        #expect(documents.count >= 20, "found \(documents.count - 1) articles")
+        for (name, text) in regions.sorted(by: { $0.key < $1.key }) where !shown.contains(text) {
+            Issue.record("region '\(name)' is in no document, or differs:\n\(text.prefix(300))")
         }
     }
 
@@ -91,7 +110,7 @@ struct READMESyncTests {
     func checkerNoticesChanges() throws {
         let markdown = "text\n```swift\n    let a = 1\n    let b = 2\n```\n"
         let code =
-            "func f() {\n        // README: begin x\n        let a = 1\n        let b = 2\n        // README: end x\n}"
+            "func f() {\n        // Docs: begin x\n        let a = 1\n        let b = 2\n        // Docs: end x\n}"
         #expect(Self.swiftBlocks(in: markdown) == [try #require(try Self.regions(in: code, file: "f")["x"])])
         let changed = code.replacingOccurrences(of: "let b = 2", with: "let b = 3")
         #expect(Self.swiftBlocks(in: markdown) != [try #require(try Self.regions(in: changed, file: "f")["x"])])
