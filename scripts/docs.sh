@@ -20,6 +20,7 @@ case "${1:-}" in
     *) echo "usage: scripts/docs.sh [--serve [PORT]]" >&2; exit 2 ;;
 esac
 
+mkdir -p .build
 swift build > "$OUT.build.log" 2>&1 || { tail -30 "$OUT.build.log"; echo "Error: the package did not build" >&2; exit 1; }
 BIN=$(swift build --show-bin-path)
 GRAPHS=$(mktemp -d)

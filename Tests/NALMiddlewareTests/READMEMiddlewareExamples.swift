@@ -65,7 +65,7 @@ struct READMEMiddlewareExamples {
         let client = Client<GitHub>(
             middleware: [
                 LoggingMiddleware(options: [.headers, .timing]),  // outermost: sees what the caller sees
-                RetryMiddleware(maxAttempts: 3),  // 408, 429, 5xx and lost connections, idempotent methods
+                RetryMiddleware(maxAttempts: 3),  // 408, 429, 500, 502-504, lost connections; idempotent methods
                 AccessTokenMiddleware(
                     token: { _ in await tokens.current() },
                     refresh: { await tokens.refresh() }),  // on a 401: one refresh, then one replay

@@ -9,6 +9,7 @@ import Testing
 #endif
 
 /// A stand-in for the README's `GitHub` endpoint, with sample data, so that the stubbing examples compile here.
+// Docs: begin stubbing-service
 enum GitHub: RemoteService {
     case zen, userProfile(String)
     var baseURL: URL { URL(string: "https://api.github.com") ?? URL(fileURLWithPath: "/") }
@@ -32,6 +33,7 @@ struct Profile: Codable, Sendable, Equatable {
     var login: String
     var id: Int
 }
+// Docs: end stubbing-service
 
 @Suite("README stubbing examples")
 struct READMEStubbingExamples {

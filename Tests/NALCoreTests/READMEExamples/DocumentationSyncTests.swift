@@ -10,19 +10,34 @@ struct DocumentationSyncTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The fenced ```swift blocks of a Markdown text.
-    static func swiftBlocks(in markdown: String) -> [String] {
+    /// The fenced ```swift blocks of a Markdown text (``` swift too). A fence that names Swift in another spelling
+    /// (```Swift) or a block that is never closed is recorded as an issue: either would escape the comparison.
+    static func swiftBlocks(in markdown: String, file: String = "") -> [String] {
         var blocks: [String] = []
         var current: [Substring]?
+        var inOtherBlock = false
         for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
-            if current == nil, line.trimmingCharacters(in: .whitespaces) == "```swift" {
-                current = []
-            } else if current != nil, line.trimmingCharacters(in: .whitespaces) == "```" {
-                blocks.append(normalized(current ?? []))
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if current == nil, !inOtherBlock, trimmed.hasPrefix("```") {
+                let language = trimmed.dropFirst(3).trimmingCharacters(in: .whitespaces)
+                if language == "swift" {
+                    current = []
+                } else if language.lowercased().hasPrefix("swift") {
+                    Issue.record("\(file): a fence '\(trimmed)' is Swift in another spelling; write ```swift")
+                    current = []
+                } else {
+                    inOtherBlock = true
+                }
+            } else if trimmed == "```" {
+                if let lines = current { blocks.append(normalized(lines)) }
                 current = nil
+                inOtherBlock = false
             } else {
                 current?.append(line)
             }
+        }
+        if current != nil || inOtherBlock {
+            Issue.record("\(file): a code block is never closed")
         }
         return blocks
     }
@@ -92,7 +107,7 @@ struct DocumentationSyncTests {
         let regionTexts = Set(regions.values)
         var shown: Set<String> = []
         for document in documents {
-            for block in Self.swiftBlocks(in: document.text) {
+            for block in Self.swiftBlocks(in: document.text, file: document.path) {
                 shown.insert(block)
                 if !regionTexts.contains(block) {
                     Issue.record("\(document.path): a Swift block is not a tested region:\n\(block.prefix(300))")
@@ -114,5 +129,20 @@ struct DocumentationSyncTests {
         #expect(Self.swiftBlocks(in: markdown) == [try #require(try Self.regions(in: code, file: "f")["x"])])
         let changed = code.replacingOccurrences(of: "let b = 2", with: "let b = 3")
         #expect(Self.swiftBlocks(in: markdown) != [try #require(try Self.regions(in: changed, file: "f")["x"])])
+    }
+
+    @Test("an unclosed block and a Swift fence spelt otherwise are reported")
+    func checkerNoticesBadFences() {
+        withKnownIssue {
+            _ = Self.swiftBlocks(in: "```swift\nlet a = 1\n", file: "unclosed.md")
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("unclosed.md: a code block is never closed") }
+        }
+        withKnownIssue {
+            _ = Self.swiftBlocks(in: "```Swift\nlet a = 1\n```\n", file: "capital.md")
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("capital.md: a fence '```Swift'") }
+        }
+        #expect(Self.swiftBlocks(in: "``` swift\n    let a = 1\n```\n") == ["let a = 1"])
     }
 }
