@@ -7,8 +7,10 @@
 #   scripts/api-check.sh --update  writes the build's API into API/; commit it with the change that made it
 #
 # The files are swift-api-digester's -dump-sdk output (from the toolchain), without `package` declarations, imports,
-# file locations and tool arguments, and sorted, so that only a change of the public API changes them. They are made
-# on Linux: CurlTransport is in them.
+# file locations, tool arguments and whether a member is written in an extension, and sorted, so that only a change
+# of the public API changes them. Default values are not in them (the digester records only that a parameter has
+# one). They are made on Linux (CurlTransport is in them) with the toolchain named in API/TOOLCHAIN: another
+# toolchain may spell types differently, and the check then says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODULES=(NALLogging NALCore NALMiddleware NALStubbing)
@@ -28,6 +30,12 @@ trap 'rm -rf "$WORK"' EXIT
 mkdir -p API
 
 failed=0
+toolchain=$(swift --version 2>&1 | head -1)
+if [[ "$mode" == update ]]; then
+    echo "$toolchain" > API/TOOLCHAIN
+elif [[ -f API/TOOLCHAIN && "$(cat API/TOOLCHAIN)" != "$toolchain" ]]; then
+    echo "Note: API/ was made with '$(cat API/TOOLCHAIN)'; this is '$toolchain'. Differences may be the toolchain's."
+fi
 for module in "${MODULES[@]}"; do
     swift-api-digester -dump-sdk -module "$module" -I "$BIN/Modules" \
         -Xcc -fmodule-map-file="$BIN/CCurl.build/module.modulemap" \
@@ -41,7 +49,11 @@ for module in "${MODULES[@]}"; do
         failed=1
     elif ! diff -q "API/$module.json" "$WORK/$module.json" > /dev/null; then
         echo "$module: the public API differs from API/$module.json:"
-        python3 scripts/lib/api_dump.py compare "API/$module.json" "$WORK/$module.json" || true
+        if python3 scripts/lib/api_dump.py compare "API/$module.json" "$WORK/$module.json"; then
+            # Nothing the comparison names changed, yet the files differ: show where, rather than an empty list.
+            echo "  (a detail the summary does not name; the first lines of the difference:)"
+            diff -u "API/$module.json" "$WORK/$module.json" | head -40 | sed 's/^/    /'
+        fi
         failed=1
     else
         echo "$module: API unchanged"

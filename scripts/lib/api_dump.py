@@ -8,13 +8,25 @@ import json
 import sys
 
 
+# Facts of where a declaration is written, not of what it promises: a member moved into an extension is the same API.
+SOURCE_ONLY = ("children", "tool_arguments", "isFromExtension")
+
+
 def prune(node):
     children = []
     for child in node.get("children", []):
         if child.get("isInternal") or child.get("kind") == "Import":
             continue
         children.append(prune(child))
-    pruned = {key: value for key, value in node.items() if key not in ("children", "tool_arguments")}
+    pruned = {key: value for key, value in node.items() if key not in SOURCE_ONLY}
+    # Attributes and conformances come in source order; sorted, a reordering changes nothing.
+    if "declAttributes" in pruned:
+        pruned["declAttributes"] = sorted(pruned["declAttributes"])
+    if "conformances" in pruned:
+        pruned["conformances"] = sorted(pruned["conformances"], key=lambda c: c.get("usr", c.get("printedName", "")))
+    if "accessors" in pruned:
+        pruned["accessors"] = sorted(
+            (prune(accessor) for accessor in pruned["accessors"]), key=lambda a: a.get("accessorKind", ""))
     if children:
         # Declarations sorted by USR: the digester's order follows the source files, which a move would change.
         declarations = [c for c in children if "usr" in c and c.get("kind") not in ("TypeNominal", "TypeFunc")]
@@ -23,27 +35,35 @@ def prune(node):
     return pruned
 
 
-def signature(node):
-    """What a declaration promises: its kind, name, attributes and the types it mentions, in order."""
-    types = []
+def type_text(node):
+    """A type as a declaration uses it: its spelling, and for a parameter whether it has a default, its ownership
+    and attributes (`inout`, `@escaping`, `@Sendable`...)."""
+    text = node.get("printedName", "")
+    if node.get("hasDefaultArg"):
+        text += " = default"
+    for key in ("paramValueOwnership", "typeAttributes"):
+        if key in node:
+            text += f" {key}={node[key]}"
+    return text
 
-    def collect(n):
-        for child in n.get("children", []):
-            if child.get("kind", "").startswith("Type"):
-                types.append(child.get("printedName", ""))
-            elif child.get("kind") == "Accessor":
-                types.append("accessor " + child.get("accessorKind", child.get("name", "")))
-    collect(node)
+
+def signature(node):
+    """What a declaration promises: its kind, name, attributes, the types it mentions in order (with defaults and
+    ownership) and its accessors (a setter added or removed)."""
     facts = [node.get("kind", ""), node.get("printedName", "")]
     facts += sorted(node.get("declAttributes", []))
-    for key in ("static", "throwing", "isLet", "isOpen", "mutating", "genericSig", "sugared_genericSig",
-                "conformances", "funcSelfKind", "isEnumExhaustive", "hasMissingDesignatedInitializers"):
+    for key in ("static", "throwing", "isLet", "funcSelfKind", "genericSig", "sugared_genericSig", "init_kind",
+                "isEnumExhaustive", "protocolReq", "enumRawTypeName", "hasMissingDesignatedInitializers"):
         if key in node:
-            value = node[key]
-            if key == "conformances":
-                value = sorted(c.get("printedName", "") for c in value)
-            facts.append(f"{key}={value}")
-    return " | ".join(str(f) for f in facts + types)
+            facts.append(f"{key}={node[key]}")
+    if "conformances" in node:
+        facts.append("conformances=" + ",".join(sorted(c.get("printedName", "") for c in node["conformances"])))
+    for child in node.get("children", []):
+        if child.get("kind", "").startswith("Type"):
+            facts.append(type_text(child))
+    for accessor in sorted(node.get("accessors", []), key=lambda a: a.get("accessorKind", "")):
+        facts.append("accessor " + accessor.get("accessorKind", accessor.get("name", "")))
+    return " | ".join(str(fact) for fact in facts)
 
 
 def declarations(root):
