@@ -4,7 +4,7 @@ struct BenchOptions {
     }
 
     enum Format: String {
-        case table, json
+        case table, json, markdown
     }
 
     var quick = false
@@ -15,6 +15,19 @@ struct BenchOptions {
     var allowDebug = false
     var help = false
     var thresholdsDirectory = "Benchmarks/Thresholds"
+    /// `--save-baseline NAME`: where this run's results are saved (see `Baseline.path(for:)`).
+    var saveBaseline: String?
+    /// `--compare NAME`: the baseline this run is compared with.
+    var compare: String?
+    var metric = BaselineComparison.Metric.all
+    /// `--list`: print every scenario with what it measures, and run nothing.
+    var list = false
+
+    /// Whether usage errors exit 2 rather than 64: the contract of the baseline options, which CI scripts test
+    /// (0 nothing regressed, 1 a regression, 2 a usage error).
+    static func usesBaselineExitCodes(_ arguments: [String]) -> Bool {
+        arguments.contains { $0 == "--compare" || $0 == "--save-baseline" }
+    }
 
     static func parse(_ arguments: [String]) throws(UsageError) -> BenchOptions {
         var options = BenchOptions()
@@ -32,15 +45,30 @@ struct BenchOptions {
             case "-h", "--help": options.help = true
             case "--filter": options.filter = try value(for: argument)
             case "--thresholds": options.thresholdsDirectory = try value(for: argument)
+            case "--save-baseline": options.saveBaseline = try value(for: argument)
+            case "--compare": options.compare = try value(for: argument)
+            case "--list": options.list = true
+            case "--metric":
+                let text = try value(for: argument)
+                guard let metric = BaselineComparison.Metric(rawValue: text) else {
+                    throw UsageError(message: "unknown metric '\(text)'; use 'all', 'allocations' or 'time'")
+                }
+                options.metric = metric
             case "--format":
                 let text = try value(for: argument)
                 guard let format = Format(rawValue: text) else {
-                    throw UsageError(message: "unknown format '\(text)'; use 'table' or 'json'")
+                    throw UsageError(message: "unknown format '\(text)'; use 'table', 'markdown' or 'json'")
                 }
                 options.format = format
             default:
                 throw UsageError(message: "unknown option '\(argument)'")
             }
+        }
+        if options.metric != .all, options.compare == nil {
+            throw UsageError(message: "--metric applies to --compare")
+        }
+        if let name = options.saveBaseline ?? options.compare, name.isEmpty {
+            throw UsageError(message: "a baseline needs a name or a path")
         }
         return options
     }

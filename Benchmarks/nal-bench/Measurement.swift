@@ -6,7 +6,12 @@ struct Measurement: Codable {
     let name: String
     let isReference: Bool
     let iterations: Int
+    /// Timed rounds, one batch of each benchmark of the group per round: the samples behind the percentiles.
+    var rounds: Int = 0
+    /// Nanoseconds per op over the rounds (one batch each): the quartiles give the run's own spread.
+    let p25: Double
     let p50: Double
+    let p75: Double
     let p90: Double
     let p99: Double
     /// Allocations per operation, or `nil` where they cannot be counted.
@@ -19,6 +24,9 @@ struct Measurement: Codable {
     var ratios: [String: Double] = [:]
 
     var throughputPerSecond: Double { p50 > 0 ? 1e9 / p50 : 0 }
+
+    /// The run's own spread: the interquartile range of its rounds, in nanoseconds per op.
+    var spread: Double { max(0, p75 - p25) }
 }
 
 struct RunLimits {
@@ -70,8 +78,9 @@ enum Runner {
             let sorted = samples[index].sorted()
             results.append(
                 Measurement(
-                    name: benchmark.name, isReference: benchmark.isReference, iterations: iterations,
-                    p50: percentile(sorted, 0.5), p90: percentile(sorted, 0.9), p99: percentile(sorted, 0.99),
+                    name: benchmark.name, isReference: benchmark.isReference, iterations: iterations, rounds: round,
+                    p25: percentile(sorted, 0.25), p50: percentile(sorted, 0.5), p75: percentile(sorted, 0.75),
+                    p90: percentile(sorted, 0.9), p99: percentile(sorted, 0.99),
                     mallocsPerOp: mallocs[index]))
         }
         for index in group.indices.dropFirst() {

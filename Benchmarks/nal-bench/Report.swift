@@ -39,6 +39,20 @@ enum Report {
         return ([line(header), rule] + rows.map(line)).joined(separator: "\n")
     }
 
+    /// The table as Markdown, one row per scenario and reference, for a pull request.
+    static func markdown(_ results: [Measurement]) -> String {
+        var lines = ["| scenario | p50 ns | p90 ns | mallocs/op | NAL ÷ this |", "|---|---:|---:|---:|---:|"]
+        var scenario: Measurement?
+        for result in results {
+            if !result.isReference { scenario = result }
+            let ratio = result.isReference ? scenario?.ratios[result.name].map { String(format: "%.3f", $0) } : nil
+            lines.append(
+                "| \(result.isReference ? "vs `\(result.name)`" : "`\(result.name)`") | \(format(result.p50)) | "
+                    + "\(format(result.p90)) | \(result.mallocsPerOp.map { format($0) } ?? "n/a") | \(ratio ?? "") |")
+        }
+        return lines.joined(separator: "\n")
+    }
+
     static func json(_ results: [Measurement]) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

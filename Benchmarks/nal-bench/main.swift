@@ -1,7 +1,9 @@
 import Foundation
 
 let usage = """
-    USAGE: nal-bench [--quick] [--filter <regex>] [--format table|json] [--check] [--allow-debug]
+    USAGE: nal-bench [--quick] [--filter <regex>] [--format table|markdown|json] [--check] [--allow-debug]
+           nal-bench [--quick] [--filter <regex>] --save-baseline <name> | --compare <name> [--metric <metric>]
+           nal-bench --list                 (every scenario, what it measures and what it is compared with)
            nal-bench memory <url> [--limit <bytes>] [--calls <n>]
            nal-bench profile <scenario>     (runs one scenario alone for 5 s, for perf record)
            nal-bench transfer upload|multipart <url> <file> | download <url> <destination>
@@ -12,11 +14,20 @@ let usage = """
     OPTIONS:
       --quick            Short runs for CI (the whole suite in well under 60 s).
       --filter <regex>   Run only scenarios whose name matches (baselines of matched scenarios run too).
-      --format <format>  'table' (default) or 'json'.
+      --format <format>  'table' (default), 'markdown' (for a pull request) or 'json'.
       --check            Exit 2 if a scenario allocates more per op than Benchmarks/Thresholds allows, has no
                          threshold, or a threshold names a scenario that does not exist.
       --write-thresholds Write thresholds from this run: measured + max(10 %, 2), rounded up; 0 stays 0.
       --thresholds <dir> Where thresholds live (default Benchmarks/Thresholds).
+      --save-baseline <name>
+                         Save this run's results (allocations, and time as median, p90 and quartiles over rounds) to
+                         .benchmarks/<name>.json, or to <name> when it is a path (has a '/' or ends in .json).
+      --compare <name>   Compare this run with a saved baseline: allocations exactly (or within the scenario's
+                         stated tolerance), time within the scenario's tolerance (10 % unless stated) and only when
+                         the difference is larger than both runs' spread. Exit 0: nothing regressed; 1: a
+                         regression (a table names it); 2: a usage error (a missing or unreadable baseline too).
+      --metric <metric>  What --compare looks at: 'all' (default), 'allocations' (comparable across machines,
+                         what CI uses) or 'time' (only on the machine that saved the baseline).
       --allow-debug      Run from a debug build anyway (timings are then meaningless).
       -h, --help         Show this help.
     """
@@ -69,7 +80,7 @@ do {
     options = try BenchOptions.parse(arguments)
 } catch {
     FileHandle.standardError.write(Data("Error: \(error.message)\n\(usage)\n".utf8))
-    exit(64)
+    exit(BenchOptions.usesBaselineExitCodes(arguments) ? 2 : 64)
 }
 if options.help {
     print(usage)
@@ -81,7 +92,7 @@ if options.help {
             Data(
                 "Error: nal-bench was built in debug mode; run 'swift run -c release nal-bench' or pass --allow-debug.\n"
                     .utf8))
-        exit(64)
+        exit(BenchOptions.usesBaselineExitCodes(arguments) ? 2 : 64)
     }
 #endif
 exit(await BenchMain.run(options))

@@ -70,14 +70,22 @@ enum ClientBench {
 
 extension Benchmark {
     static let clientScenarios: [Benchmark] = [
-        Benchmark("client.roundtrip", comparedWith: ["baseline.client.roundtrip"]) { n in
+        Benchmark(
+            "client.roundtrip",
+            measures:
+                "A whole Client call (preparation, transport, validation, decoding) over a transport that answers from memory.",
+            comparedWith: ["baseline.client.roundtrip"]
+        ) { n in
             for _ in 0..<n {
                 blackHole(
                     try await ClientBench.client.request(
                         .user("octocat"), as: GitHubUser.self, using: ClientBench.decoder))
             }
         },
-        .reference("baseline.client.roundtrip") { n in
+        .reference(
+            "baseline.client.roundtrip",
+            measures: "The same request, responder, status check and decoding, written by hand."
+        ) { n in
             for _ in 0..<n { blackHole(try await ClientBench.baseline()) }
         },
     ]

@@ -26,13 +26,20 @@ enum MiddlewareBench {
 
 extension Benchmark {
     static let middlewareScenarios: [Benchmark] = [
-        Benchmark("middleware.chain", comparedWith: ["reference.middleware.none"]) { n in
+        Benchmark(
+            "middleware.chain", measures: "Five pass-through middleware around the same call: the cost per middleware.",
+            comparedWith: ["reference.middleware.none"]
+        ) { n in
             for _ in 0..<n { blackHole(try await MiddlewareBench.five.request(.user("octocat"))) }
         },
-        .reference("reference.middleware.none") { n in
+        .reference("reference.middleware.none", measures: "The same call through Client with no middleware.") { n in
             for _ in 0..<n { blackHole(try await MiddlewareBench.none.request(.user("octocat"))) }
         },
-        Benchmark("middleware.logging.disabled", comparedWith: ["reference.middleware.none"]) { n in
+        Benchmark(
+            "middleware.logging.disabled",
+            measures: "LoggingMiddleware whose category is off: what logging costs when nobody reads it.",
+            comparedWith: ["reference.middleware.none"]
+        ) { n in
             for _ in 0..<n { blackHole(try await MiddlewareBench.logging.request(.user("octocat"))) }
         },
     ]

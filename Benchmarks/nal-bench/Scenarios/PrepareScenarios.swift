@@ -153,14 +153,20 @@ enum FoundationBaseline {
 
 extension Benchmark {
     static let prepareScenarios: [Benchmark] = [
-        Benchmark("prepare.plain", comparedWith: ["baseline.prepare.plain"]) { n in
+        Benchmark(
+            "prepare.plain",
+            measures: "An endpoint with no parameters prepared into a URLRequest: the fixed cost of every call.",
+            comparedWith: ["baseline.prepare.plain"]
+        ) { n in
             for _ in 0..<n { blackHole(try BenchAPI.plain.urlRequest()) }
         },
-        .reference("baseline.prepare.plain") { n in
+        .reference("baseline.prepare.plain", measures: "The same request built by hand with Foundation.") { n in
             for _ in 0..<n { blackHole(FoundationBaseline.plainRequest()) }
         },
         Benchmark(
             "prepare.query",
+            measures:
+                "A GET with seven query parameters (an array, a nested dictionary) through URLEncoding.default: the reference workload of request preparation.",
             comparedWith: [
                 "baseline.prepare.query", "reference.prepare.query.queryItems", "reference.prepare.query.floor",
                 "reference.prepare.query.floorWithParameters",
@@ -168,31 +174,49 @@ extension Benchmark {
         ) { n in
             for _ in 0..<n { blackHole(try BenchAPI.query.urlRequest()) }
         },
-        .reference("baseline.prepare.query") { n in
+        .reference(
+            "baseline.prepare.query",
+            measures: "The same query built Alamofire-style from [String: Any] with URLComponents."
+        ) { n in
             for _ in 0..<n { blackHole(FoundationBaseline.queryRequest()) }
         },
-        .reference("reference.prepare.query.queryItems") { n in
+        .reference(
+            "reference.prepare.query.queryItems", measures: "The same query from typed URLComponents.queryItems."
+        ) { n in
             for _ in 0..<n { blackHole(FoundationBaseline.queryItemsRequest()) }
         },
-        .reference("reference.prepare.query.floor") { n in
+        .reference(
+            "reference.prepare.query.floor",
+            measures: "Parsing the finished URL string into a request: the least any preparation can cost."
+        ) { n in
             for _ in 0..<n { blackHole(FoundationBaseline.floorRequest()) }
         },
-        .reference("reference.prepare.query.floorWithParameters") { n in
+        .reference(
+            "reference.prepare.query.floorWithParameters",
+            measures: "The floor plus building the same Parameters, which the endpoint does on every call."
+        ) { n in
             for _ in 0..<n { blackHole(FoundationBaseline.floorWithParametersRequest()) }
         },
-        Benchmark("prepare.json", comparedWith: ["baseline.prepare.json"]) { n in
+        Benchmark(
+            "prepare.json",
+            measures: "A POST whose parameters JSONEncoding writes with sorted keys: the cost of a JSON body.",
+            comparedWith: ["baseline.prepare.json"]
+        ) { n in
             for _ in 0..<n { blackHole(try BenchAPI.json.urlRequest()) }
         },
-        .reference("baseline.prepare.json") { n in
+        .reference("baseline.prepare.json", measures: "The same JSON body from JSONSerialization, by hand.") { n in
             for _ in 0..<n { blackHole(try FoundationBaseline.jsonRequest()) }
         },
-        Benchmark("prepare.encodable", comparedWith: ["baseline.prepare.encodable"]) { n in
+        Benchmark(
+            "prepare.encodable", measures: "A POST with an Encodable JSON body (sorted keys).",
+            comparedWith: ["baseline.prepare.encodable"]
+        ) { n in
             for _ in 0..<n { blackHole(try BenchAPI.encodable.urlRequest()) }
         },
-        .reference("baseline.prepare.encodable") { n in
+        .reference("baseline.prepare.encodable", measures: "The same body from JSONEncoder, keys unsorted.") { n in
             for _ in 0..<n { blackHole(try FoundationBaseline.encodableRequest()) }
         },
-        Benchmark("prepare.form") { n in
+        Benchmark("prepare.form", measures: "A POST with an Encodable form body (URLEncodedFormEncoder).") { n in
             for _ in 0..<n { blackHole(try BenchAPI.form.urlRequest()) }
         },
     ]

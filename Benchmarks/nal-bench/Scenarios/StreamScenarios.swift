@@ -17,14 +17,18 @@ enum BenchStreams {
 extension Benchmark {
     static let streamScenarios: [Benchmark] = [
         // Allocations per event: each op is one chunk holding one whole event.
-        Benchmark("stream.sse-event") { n in
+        Benchmark("stream.sse-event", measures: "One server-sent event parsed from one chunk: allocations per event.") {
+            n in
             var parser = ServerSentEventParser()
             var count = 0
             for _ in 0..<n { count += parser.parse(BenchStreams.event).count }
             blackHole(count)
         },
         // Throughput: each op parses 64 KiB of events arriving in TCP-sized pieces (MB/s = 0.0655 / seconds per op).
-        Benchmark("stream.sse-64KiB") { n in
+        Benchmark(
+            "stream.sse-64KiB",
+            measures: "64 KiB of events in TCP-sized pieces: parser throughput (MB/s = 0.0655 / seconds per op)."
+        ) { n in
             var parser = ServerSentEventParser()
             var count = 0
             for _ in 0..<n {

@@ -1,0 +1,115 @@
+import Foundation
+
+/// Saved results of every NAL scenario of one run, to compare later runs with (`--save-baseline`, `--compare`).
+///
+/// Allocations are comparable across machines; times only on the machine that saved them.
+struct Baseline: Codable, Equatable {
+    /// What one scenario measured.
+    struct Entry: Codable, Equatable {
+        var description: String
+        /// Allocations per op, `nil` where they could not be counted.
+        var mallocsPerOp: Double?
+        /// For a scenario gated above its reference: its allocations minus the reference's.
+        var mallocsAboveReference: Double?
+        /// Nanoseconds per op: the median and the 90th percentile over rounds, and the quartiles that give the
+        /// run's spread.
+        var median: Double
+        var p90: Double
+        var p25: Double
+        var p75: Double
+        /// How many rounds the times come from; fewer than `BaselineComparison.minimumRounds` give no time verdict.
+        var rounds: Int
+        var timeTolerance: Double
+        var allocationTolerance: Double
+
+        var spread: Double { max(0, p75 - p25) }
+    }
+
+    /// The format's version; a file of another version is refused.
+    static let currentVersion = 1
+
+    var version = Baseline.currentVersion
+    /// When it was saved (ISO 8601), and where: the operating system, architecture and core count, so that a time
+    /// comparison across machines can be spotted.
+    var created: String
+    var machine: String
+    /// Whether the allocation counts were made in `--quick` mode, which counts the same as a full run.
+    var quick: Bool
+    var scenarios: [String: Entry]
+
+    /// The baseline of `results`' NAL scenarios (references are Foundation code, not ours to regress).
+    init(_ results: [Measurement], benchmarks: [Benchmark], quick: Bool, date: Date = Date()) {
+        let byName = Dictionary(benchmarks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var scenarios: [String: Entry] = [:]
+        for result in results where !result.isReference {
+            let benchmark = byName[result.name]
+            scenarios[result.name] = Entry(
+                description: benchmark?.description ?? "", mallocsPerOp: result.mallocsPerOp,
+                mallocsAboveReference: result.mallocsAboveReference, median: result.p50, p90: result.p90,
+                p25: result.p25, p75: result.p75, rounds: result.rounds,
+                timeTolerance: benchmark?.timeTolerance ?? Benchmark.defaultTimeTolerance,
+                allocationTolerance: benchmark?.allocationTolerance ?? 0)
+        }
+        self.scenarios = scenarios
+        created = ISO8601DateFormatter().string(from: date)
+        machine = Self.machineDescription
+        self.quick = quick
+    }
+
+    static var machineDescription: String {
+        let info = ProcessInfo.processInfo
+        #if arch(x86_64)
+            let architecture = "x86_64"
+        #elseif arch(arm64)
+            let architecture = "arm64"
+        #else
+            let architecture = "other"
+        #endif
+        return "\(info.operatingSystemVersionString), \(architecture), \(info.activeProcessorCount) cores"
+    }
+
+    /// Where a baseline named `name` lives: the path itself when it names a file (it has a `/` or ends in
+    /// `.json`), else `.benchmarks/<name>.json`.
+    static func path(for name: String) -> String {
+        name.contains("/") || name.hasSuffix(".json") ? name : ".benchmarks/\(name).json"
+    }
+
+    /// Why a baseline could not be read or written.
+    struct FileError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func load(_ name: String) throws(FileError) -> Baseline {
+        let path = path(for: name)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FileError(description: "no baseline at \(path); save one with --save-baseline \(name)")
+        }
+        let baseline: Baseline
+        do {
+            baseline = try JSONDecoder().decode(Baseline.self, from: data)
+        } catch {
+            throw FileError(description: "\(path) is not a nal-bench baseline: \(error)")
+        }
+        guard baseline.version == currentVersion else {
+            throw FileError(
+                description:
+                    "\(path) is a baseline of format \(baseline.version); this nal-bench reads \(currentVersion)")
+        }
+        return baseline
+    }
+
+    func save(as name: String) throws(FileError) {
+        let path = Self.path(for: name)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        do {
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            var data = try encoder.encode(self)
+            data.append(0x0A)
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw FileError(description: "could not write the baseline \(path): \(error.localizedDescription)")
+        }
+    }
+}

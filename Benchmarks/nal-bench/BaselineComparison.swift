@@ -1,0 +1,131 @@
+import Foundation
+
+/// A run set against a saved baseline, scenario by scenario: allocations compared exactly (or within the scenario's
+/// stated tolerance), time within the scenario's relative tolerance and only beyond the two runs' own spread.
+struct BaselineComparison {
+    /// What `--compare` looks at: `time` only means something on the machine that saved the baseline.
+    enum Metric: String {
+        case all, allocations, time
+    }
+
+    enum Verdict: String, Codable {
+        /// Worse than the baseline by more than the tolerance (and, for time, than the noise).
+        case regressed
+        case improved
+        case unchanged
+        /// Time beyond the tolerance but within the runs' spread: noise, not a verdict.
+        case withinNoise
+        /// Measured now, not in the baseline.
+        case new
+        /// In the baseline, no longer a scenario.
+        case removed
+        /// Allocations could not be counted in one of the runs (a sanitizer, or not glibc).
+        case notCountable
+        /// Too few timed rounds in one of the runs for their spread to mean anything.
+        case tooFewRounds
+
+        var mark: String {
+            switch self {
+            case .regressed: "▲ regression"
+            case .improved: "▼ improvement"
+            case .unchanged: "= unchanged"
+            case .withinNoise: "≈ within noise"
+            case .new: "new"
+            case .removed: "removed"
+            case .notCountable: "n/a: not countable"
+            case .tooFewRounds: "n/a: too few rounds"
+            }
+        }
+    }
+
+    struct Row: Codable {
+        let scenario: String
+        /// "allocations", "allocations above reference" or "time".
+        let metric: String
+        /// Allocations per op, or nanoseconds per op (the median).
+        let base: Double?
+        let head: Double?
+        let verdict: Verdict
+        let description: String
+
+        /// The change in the metric's own terms: allocations as a difference, time as a fraction.
+        var change: Double? {
+            guard let base, let head else { return nil }
+            return metric == "time" ? (base > 0 ? head / base - 1 : 0) : head - base
+        }
+    }
+
+    let rows: [Row]
+
+    /// The fewest timed rounds, in each run, from which a time verdict is given.
+    static let minimumRounds = 5
+
+    var regressions: [Row] { rows.filter { $0.verdict == .regressed } }
+
+    /// - Parameters:
+    ///   - known: every NAL scenario this build has.
+    ///   - isSelected: whether a scenario was chosen to run (`--filter`); baseline entries not chosen are left out.
+    init(
+        baseline: Baseline, results: [Measurement], known: Set<String>, metric: Metric,
+        isSelected: (String) -> Bool
+    ) {
+        var rows: [Row] = []
+        let measured = Dictionary(
+            results.filter { !$0.isReference }.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for name in Set(baseline.scenarios.keys).union(measured.keys).sorted() {
+            let entry = baseline.scenarios[name]
+            guard let head = measured[name] else {
+                if let entry, !known.contains(name), isSelected(name) {
+                    rows.append(
+                        Row(
+                            scenario: name, metric: "-", base: nil, head: nil, verdict: .removed,
+                            description: entry.description))
+                }
+                continue
+            }
+            guard let entry else {
+                rows.append(Row(scenario: name, metric: "-", base: nil, head: nil, verdict: .new, description: ""))
+                continue
+            }
+            if metric != .time { rows.append(Self.allocations(name, entry, head)) }
+            if metric != .allocations { rows.append(Self.time(name, entry, head)) }
+        }
+        self.rows = rows
+    }
+
+    private static func allocations(_ name: String, _ entry: Baseline.Entry, _ head: Measurement) -> Row {
+        let aboveReference = entry.mallocsAboveReference != nil || head.mallocsAboveReference != nil
+        let base = aboveReference ? entry.mallocsAboveReference : entry.mallocsPerOp
+        let now = aboveReference ? head.mallocsAboveReference : head.mallocsPerOp
+        let metric = aboveReference ? "allocations above reference" : "allocations"
+        guard let base, let now else {
+            return Row(
+                scenario: name, metric: metric, base: base, head: now, verdict: .notCountable,
+                description: entry.description)
+        }
+        let verdict: Verdict =
+            now > base + entry.allocationTolerance
+            ? .regressed : now < base - entry.allocationTolerance ? .improved : .unchanged
+        return Row(
+            scenario: name, metric: metric, base: base, head: now, verdict: verdict, description: entry.description)
+    }
+
+    private static func time(_ name: String, _ entry: Baseline.Entry, _ head: Measurement) -> Row {
+        let difference = head.p50 - entry.median
+        let relative = entry.median > 0 ? difference / entry.median : 0
+        let noise = entry.spread + head.spread
+        let verdict: Verdict
+        if entry.rounds < minimumRounds || head.rounds < minimumRounds {
+            verdict = .tooFewRounds
+        } else if abs(relative) <= entry.timeTolerance {
+            verdict = .unchanged
+        } else if abs(difference) <= noise {
+            verdict = .withinNoise
+        } else {
+            verdict = difference > 0 ? .regressed : .improved
+        }
+        return Row(
+            scenario: name, metric: "time", base: entry.median, head: head.p50, verdict: verdict,
+            description: entry.description)
+    }
+}

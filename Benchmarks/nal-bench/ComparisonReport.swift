@@ -1,0 +1,94 @@
+import Foundation
+
+/// A comparison with a baseline as text: a table for a terminal, Markdown for a pull request, JSON for machines.
+enum ComparisonReport {
+    static func render(
+        _ comparison: BaselineComparison, baseline: Baseline, name: String, format: BenchOptions.Format
+    ) -> String {
+        switch format {
+        case .json: return json(comparison, baseline: baseline, name: name)
+        case .markdown: return markdown(comparison, baseline: baseline, name: name)
+        case .table: return table(comparison, baseline: baseline, name: name)
+        }
+    }
+
+    static func cells(_ row: BaselineComparison.Row) -> [String] {
+        [
+            row.scenario, row.metric, value(row.base, row.metric), value(row.head, row.metric), change(row),
+            row.verdict.mark,
+        ]
+    }
+
+    static let header = ["scenario", "metric", "base", "head", "change", "verdict"]
+
+    static func summary(_ comparison: BaselineComparison) -> String {
+        let regressions = comparison.regressions.count
+        return regressions == 0
+            ? "No regression."
+            : "\(regressions) regression\(regressions == 1 ? "" : "s"): "
+                + comparison.regressions.map { "\($0.scenario) (\($0.metric))" }.joined(separator: ", ")
+    }
+
+    static func table(_ comparison: BaselineComparison, baseline: Baseline, name: String) -> String {
+        let rows = comparison.rows.map(cells)
+        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { column, cell in
+                column < 2 || column == 5
+                    ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[column] - cell.count) + cell
+            }.joined(separator: "  ")
+        }
+        let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")
+        return
+            ([
+                "compared with \(Baseline.path(for: name)) (saved \(baseline.created) on \(baseline.machine))",
+                line(header), rule,
+            ]
+            + rows.map(line) + [summary(comparison)]).joined(separator: "\n")
+    }
+
+    static func markdown(_ comparison: BaselineComparison, baseline: Baseline, name: String) -> String {
+        var lines = [
+            "Compared with `\(Baseline.path(for: name))` (saved \(baseline.created) on \(baseline.machine)).", "",
+            "| " + header.joined(separator: " | ") + " |",
+            "|" + header.indices.map { $0 < 2 || $0 == 5 ? "---" : "---:" }.joined(separator: "|") + "|",
+        ]
+        for row in comparison.rows {
+            var cells = cells(row)
+            cells[0] = "`\(row.scenario)`"
+            if row.verdict == .regressed { cells[5] = "**\(cells[5])**" }
+            lines.append("| " + cells.joined(separator: " | ") + " |")
+        }
+        lines += ["", summary(comparison)]
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ comparison: BaselineComparison, baseline: Baseline, name: String) -> String {
+        struct Document: Encodable {
+            let baseline: String
+            let saved: String
+            let regressions: Int
+            let rows: [BaselineComparison.Row]
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let document = Document(
+            baseline: Baseline.path(for: name), saved: baseline.created, regressions: comparison.regressions.count,
+            rows: comparison.rows)
+        guard let data = try? encoder.encode(document) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func value(_ value: Double?, _ metric: String) -> String {
+        guard let value else { return "" }
+        guard metric == "time" else { return Report.format(value, decimals: value == value.rounded() ? 0 : 2) }
+        return value >= 10_000 ? String(format: "%.1f µs", value / 1000) : String(format: "%.0f ns", value)
+    }
+
+    static func change(_ row: BaselineComparison.Row) -> String {
+        guard let change = row.change else { return "" }
+        if row.metric == "time" { return String(format: "%+.1f%%", change * 100) }
+        return change == 0 ? "0" : String(format: change == change.rounded() ? "%+.0f" : "%+.2f", change)
+    }
+}

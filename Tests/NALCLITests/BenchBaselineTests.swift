@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+
+/// `nal-bench --save-baseline` and `--compare` as a user's CI runs them: exit 0 when nothing regressed, 1 with a
+/// table naming the regression, 2 on usage errors.
+@Suite("nal-bench baselines as a process")
+struct BenchBaselineTests {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nal-baselines-\(UUID().uuidString)")
+
+    func bench(_ arguments: [String]) async throws -> CLIProcessTests.Result {
+        try await CLIProcessTests.run(executable: "nal-bench", ["--allow-debug", "--quick"] + arguments)
+    }
+
+    /// Saves a baseline of the scenarios `filter` selects, and returns its path.
+    func saveBaseline(_ filter: String) async throws -> String {
+        let path = folder.appendingPathComponent("base.json").path
+        let saved = try await bench(["--filter", filter, "--save-baseline", path])
+        #expect(saved.status == 0, "\(saved.standardError)")
+        #expect(saved.standardError.contains("baseline saved to \(path)"))
+        return path
+    }
+
+    /// Rewrites the baseline at `path`: `change` gets the scenarios by name.
+    func editBaseline(_ path: String, _ change: (inout [String: [String: Any]]) -> Void) throws {
+        let url = URL(fileURLWithPath: path)
+        var document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        var scenarios = try #require(document["scenarios"] as? [String: [String: Any]])
+        change(&scenarios)
+        document["scenarios"] = scenarios
+        try JSONSerialization.data(withJSONObject: document).write(to: url)
+    }
+
+    @Test("a run compared with its own baseline passes; one allocation more than the baseline fails and names it")
+    func allocations() async throws {
+        try #require(BenchProcessTests.mustCountAllocations, "allocations are not countable in this build")
+        let path = try await saveBaseline("^log\\.(disabled|enabled)$")
+        let arguments = ["--filter", "^log\\.(disabled|enabled)$", "--compare", path, "--metric", "allocations"]
+        let same = try await bench(arguments)
+        #expect(same.status == 0, "\(same.standardOutput)\n\(same.standardError)")
+        #expect(same.standardOutput.contains("No regression."))
+
+        // The baseline counted one allocation fewer than this build makes: as if the build allocated once more.
+        try editBaseline(path) { scenarios in
+            let counted = scenarios["log.enabled"]?["mallocsPerOp"] as? Double ?? 0
+            scenarios["log.enabled"]?["mallocsPerOp"] = counted - 1
+        }
+        let more = try await bench(arguments)
+        #expect(more.status == 1, "\(more.standardOutput)\n\(more.standardError)")
+        let row = more.standardOutput.split(separator: "\n").last { $0.hasPrefix("log.enabled ") }
+        #expect(row?.contains("▲ regression") == true, "\(more.standardOutput)")
+        #expect(more.standardOutput.contains("1 regression: log.enabled (allocations)"))
+        #expect(!more.standardOutput.contains("log.disabled (allocations)"))
+    }
+
+    @Test("time: a baseline far faster is a regression, one far slower an improvement; markdown names both")
+    func time() async throws {
+        let path = try await saveBaseline("^prepare\\.plain$")
+        try editBaseline(path) { scenarios in
+            scenarios["prepare.plain"]?.merge(["median": 1.0, "p25": 1.0, "p75": 1.0, "p90": 1.0]) { $1 }
+        }
+        let slower = try await bench([
+            "--filter", "^prepare\\.plain$", "--compare", path, "--metric", "time", "--format", "markdown",
+        ])
+        #expect(slower.status == 1, "\(slower.standardOutput)\n\(slower.standardError)")
+        #expect(slower.standardOutput.contains("| `prepare.plain` | time | 1 ns |"))
+        #expect(slower.standardOutput.contains("**▲ regression**"))
+        #expect(!slower.standardOutput.contains("p50 ns"), "markdown comparison output is the table alone")
+
+        try editBaseline(path) { scenarios in
+            scenarios["prepare.plain"]?.merge(["median": 1e9, "p25": 1e9, "p75": 1e9, "p90": 1e9]) { $1 }
+        }
+        let faster = try await bench([
+            "--filter", "^prepare\\.plain$", "--compare", path, "--metric", "time", "--format", "json",
+        ])
+        #expect(faster.status == 0, "\(faster.standardOutput)\n\(faster.standardError)")
+        let decoded = try JSONSerialization.jsonObject(with: Data(faster.standardOutput.utf8)) as? [String: Any]
+        let rows = decoded?["rows"] as? [[String: Any]]
+        #expect(rows?.first?["verdict"] as? String == "improved")
+        #expect(decoded?["regressions"] as? Int == 0)
+    }
+
+    @Test("a scenario only in the baseline is reported removed, one only in the run new; neither is a regression")
+    func removedAndNew() async throws {
+        let path = try await saveBaseline("^log\\.disabled$")
+        try editBaseline(path) { scenarios in
+            scenarios["log.renamedAway"] = scenarios["log.disabled"]
+            scenarios["log.disabled"] = nil
+        }
+        let result = try await bench([
+            "--filter", "^log\\.(disabled|renamedAway)$", "--compare", path, "--metric", "allocations",
+        ])
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains { $0.hasPrefix("log.disabled ") && $0.hasSuffix("new") })
+        #expect(lines.contains { $0.hasPrefix("log.renamedAway ") && $0.contains("removed") })
+    }
+
+    @Test("usage errors of the baseline options exit 2, a missing baseline before anything runs")
+    func usage() async throws {
+        let missing = try await bench(["--compare", folder.appendingPathComponent("none.json").path])
+        #expect(missing.status == 2)
+        #expect(missing.standardError.contains("no baseline at"))
+        #expect(missing.standardOutput.isEmpty, "nothing was measured")
+
+        let metric = try await bench(["--compare", "x", "--metric", "speed"])
+        #expect(metric.status == 2)
+        #expect(metric.standardError.hasPrefix("Error: unknown metric 'speed'"))
+
+        let broken = folder.appendingPathComponent("broken.json")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("{\"version\": 1}".utf8).write(to: broken)
+        let unreadable = try await bench(["--compare", broken.path])
+        #expect(unreadable.status == 2)
+        #expect(unreadable.standardError.contains("is not a nal-bench baseline"))
+
+        let noName = try await bench(["--save-baseline", ""])
+        #expect(noName.status == 2)
+    }
+}
