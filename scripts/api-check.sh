@@ -8,12 +8,19 @@
 #
 # The files are swift-api-digester's -dump-sdk output (from the toolchain), without `package` declarations, imports,
 # file locations, tool arguments and whether a member is written in an extension, and sorted, so that only a change
-# of the public API changes them. Default values are not in them (the digester records only that a parameter has
-# one). They are made on Linux (CurlTransport is in them) with the toolchain named in API/TOOLCHAIN: another
+# of the public API changes them; each declaration also carries its text from swift-symbolgraph-extract, which has
+# what the digester leaves out (default values, global actors, attribute arguments). Raw values of enums are in
+# neither. They are made on Linux (CurlTransport is in them) with the toolchain named in API/TOOLCHAIN: another
 # toolchain may spell types differently, and the check then says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-MODULES=(NALLogging NALCore NALMiddleware NALStubbing)
+# Every library product's module: a new product is checked without editing this list.
+mapfile -t MODULES < <(swift package dump-package | python3 -c '
+import json, sys
+package = json.load(sys.stdin)
+for product in package["products"]:
+    if "library" in product["type"]:
+        print(*product["targets"], sep="\n")' | sort -u)
 
 mode=check
 case "${1:-}" in
@@ -40,7 +47,12 @@ for module in "${MODULES[@]}"; do
     swift-api-digester -dump-sdk -module "$module" -I "$BIN/Modules" \
         -Xcc -fmodule-map-file="$BIN/CCurl.build/module.modulemap" \
         -avoid-location -avoid-tool-args -abort-on-module-fail -o "$WORK/$module.raw.json"
-    python3 scripts/lib/api_dump.py prune "$WORK/$module.raw.json" "$WORK/$module.json"
+    # The declarations as the compiler prints them: default values and attribute arguments are only there.
+    mkdir -p "$WORK/graphs/$module"
+    swift-symbolgraph-extract -module-name "$module" -I "$BIN/Modules" \
+        -Xcc -fmodule-map-file="$BIN/CCurl.build/module.modulemap" \
+        -minimum-access-level public -output-dir "$WORK/graphs/$module"
+    python3 scripts/lib/api_dump.py prune "$WORK/$module.raw.json" "$WORK/$module.json" "$WORK/graphs/$module"
     if [[ "$mode" == update ]]; then
         cp "$WORK/$module.json" "API/$module.json"
         echo "API/$module.json written"

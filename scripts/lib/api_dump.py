@@ -1,10 +1,16 @@
 """Public API files for scripts/api-check.sh, from swift-api-digester's -dump-sdk output.
 
-  api_dump.py prune RAW OUT       keeps the public declarations of RAW (drops `package` ones, marked isInternal by the
-                                  digester, and imports), sorted so that the file changes only when the API does
+  api_dump.py prune RAW OUT [GRAPHS]
+                                  keeps the public declarations of RAW (drops `package` ones, marked isInternal by the
+                                  digester, and imports), sorted so that the file changes only when the API does; with
+                                  GRAPHS, a folder of swift-symbolgraph-extract output, each declaration gets its text
+                                  as the compiler prints it (default values, global actors and attribute arguments,
+                                  which the digester leaves out)
   api_dump.py compare OLD NEW     prints the added, removed and changed declarations; exits 1 when there are any
 """
+import glob
 import json
+import os
 import sys
 
 
@@ -12,13 +18,28 @@ import sys
 SOURCE_ONLY = ("children", "tool_arguments", "isFromExtension")
 
 
-def prune(node):
+def declaration_texts(folder):
+    """{USR: declaration as printed} from the symbol graphs in `folder`."""
+    texts = {}
+    for path in sorted(glob.glob(os.path.join(folder, "*.symbols.json"))):
+        with open(path) as file:
+            for symbol in json.load(file).get("symbols", []):
+                fragments = symbol.get("declarationFragments")
+                if fragments:
+                    texts[symbol["identifier"]["precise"]] = "".join(f["spelling"] for f in fragments)
+    return texts
+
+
+def prune(node, texts=None):
+    texts = texts or {}
     children = []
     for child in node.get("children", []):
         if child.get("isInternal") or child.get("kind") == "Import":
             continue
-        children.append(prune(child))
+        children.append(prune(child, texts))
     pruned = {key: value for key, value in node.items() if key not in SOURCE_ONLY}
+    if node.get("usr") in texts and node.get("kind") not in ("TypeNominal", "TypeFunc", "TypeNameAlias"):
+        pruned["declaration"] = texts[node["usr"]]
     # Attributes and conformances come in source order; sorted, a reordering changes nothing.
     if "declAttributes" in pruned:
         pruned["declAttributes"] = sorted(pruned["declAttributes"])
@@ -51,6 +72,8 @@ def signature(node):
     """What a declaration promises: its kind, name, attributes, the types it mentions in order (with defaults and
     ownership) and its accessors (a setter added or removed)."""
     facts = [node.get("kind", ""), node.get("printedName", "")]
+    if "declaration" in node:
+        facts.append("declared as: " + node["declaration"])
     facts += sorted(node.get("declAttributes", []))
     for key in ("static", "throwing", "isLet", "funcSelfKind", "genericSig", "sugared_genericSig", "init_kind",
                 "isEnumExhaustive", "protocolReq", "enumRawTypeName", "hasMissingDesignatedInitializers"):
@@ -84,22 +107,35 @@ def declarations(root):
 
 def main():
     command = sys.argv[1] if len(sys.argv) > 1 else ""
-    if command == "prune" and len(sys.argv) == 4:
+    if command == "prune" and len(sys.argv) in (4, 5):
         with open(sys.argv[2]) as raw:
             root = json.load(raw)["ABIRoot"]
+        texts = declaration_texts(sys.argv[4]) if len(sys.argv) == 5 else {}
         with open(sys.argv[3], "w") as out:
-            json.dump({"ABIRoot": prune(root)}, out, indent=1, sort_keys=True)
+            json.dump({"ABIRoot": prune(root, texts)}, out, indent=1, sort_keys=True)
             out.write("\n")
         return 0
     if command == "compare" and len(sys.argv) == 4:
         with open(sys.argv[2]) as old_file, open(sys.argv[3]) as new_file:
             old = declarations(json.load(old_file)["ABIRoot"])
             new = declarations(json.load(new_file)["ABIRoot"])
-        added = sorted(new[k][0] for k in new.keys() - old.keys())
-        removed = sorted(old[k][0] for k in old.keys() - new.keys())
-        changed = sorted(
+        added_keys, removed_keys = new.keys() - old.keys(), old.keys() - new.keys()
+        # A declaration whose type changed (throws, async, a parameter's type) has a new USR under the same path:
+        # one change, shown with both declarations.
+        removed_by_path = {old[k][0]: k for k in removed_keys}
+        retyped = []
+        for key in sorted(added_keys, key=lambda k: new[k][0]):
+            path = new[key][0]
+            if path in removed_by_path:
+                was = old[removed_by_path.pop(path)][1]
+                retyped.append(f"{path}\n      was: {was}\n      now: {new[key][1]}")
+                added_keys = added_keys - {key}
+        removed_keys = set(removed_by_path.values())
+        added = sorted(new[k][0] for k in added_keys)
+        removed = sorted(old[k][0] for k in removed_keys)
+        changed = sorted(retyped + [
             f"{new[k][0]}\n      was: {old[k][1]}\n      now: {new[k][1]}"
-            for k in new.keys() & old.keys() if new[k][1] != old[k][1])
+            for k in new.keys() & old.keys() if new[k][1] != old[k][1]])
         for title, items in (("added", added), ("removed", removed), ("changed", changed)):
             for item in items:
                 print(f"  {title}: {item}")
