@@ -10,46 +10,73 @@ struct DocumentationSyncTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The fenced ```swift blocks of a Markdown text (``` swift too). A fence that names Swift in another spelling
-    /// (```Swift) or a block that is never closed is recorded as an issue: either would escape the comparison.
+    /// The fenced Swift blocks of a Markdown text, wherever Markdown renders them as Swift: ``` or ~~~ fences of any
+    /// length, an info string that starts with "swift" in any case, inside block quotes and asides, CRLF or LF. A fence
+    /// spelt other than ```swift, or a block that is never closed, is recorded as an issue.
     static func swiftBlocks(in markdown: String, file: String = "") -> [String] {
         var blocks: [String] = []
-        var current: [Substring]?
-        var inOtherBlock = false
-        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+        var open: (fence: String, isSwift: Bool, lines: [Substring])?
+        // isNewline: "\r\n" is one Character, which splitting on "\n" would not split.
+        for rawLine in markdown.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            let line = unquoted(rawLine)
             let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if current == nil, !inOtherBlock, trimmed.hasPrefix("```") {
-                let language = trimmed.dropFirst(3).trimmingCharacters(in: .whitespaces)
-                if language == "swift" {
-                    current = []
-                } else if language.lowercased().hasPrefix("swift") {
-                    Issue.record("\(file): a fence '\(trimmed)' is Swift in another spelling; write ```swift")
-                    current = []
+            if let block = open {
+                if trimmed.hasPrefix(block.fence), trimmed.allSatisfy({ $0 == block.fence.first }) {
+                    if block.isSwift { blocks.append(normalized(block.lines)) }
+                    open = nil
                 } else {
-                    inOtherBlock = true
+                    open?.lines.append(line)
                 }
-            } else if trimmed == "```" {
-                if let lines = current { blocks.append(normalized(lines)) }
-                current = nil
-                inOtherBlock = false
-            } else {
-                current?.append(line)
+                continue
             }
+            guard let marker = trimmed.first, marker == "`" || marker == "~" else { continue }
+            let fence = String(trimmed.prefix { $0 == marker })
+            guard fence.count >= 3 else { continue }
+            let info = trimmed.dropFirst(fence.count).trimmingCharacters(in: .whitespaces)
+            let isSwift = info.lowercased().hasPrefix("swift")
+            if isSwift, trimmed != "```swift" {
+                Issue.record("\(file): a fence '\(trimmed)' opens Swift; write ```swift")
+            }
+            open = (fence, isSwift, [])
         }
-        if current != nil || inOtherBlock {
+        if open != nil {
             Issue.record("\(file): a code block is never closed")
         }
         return blocks
+    }
+
+    /// A line without the `>` markers of the block quotes (and DocC asides) it is in.
+    static func unquoted(_ line: Substring) -> Substring {
+        var rest = line
+        while let first = rest.drop(while: { $0 == " " }).first, first == ">" {
+            rest = rest.drop(while: { $0 == " " }).dropFirst()
+            if rest.first == " " { rest = rest.dropFirst() }
+        }
+        return rest
     }
 
     /// The marked regions of Swift source, by name.
     static func regions(in source: String, file: String) throws -> [String: String] {
         var regions: [String: String] = [:]
         var open: (name: String, lines: [Substring])?
+        // A region inside `#if` proves nothing unless the condition holds where the tests run (Linux): `#if false`,
+        // an `#else` branch or a custom flag may never be compiled.
+        var conditions: [Bool] = []
         for line in source.split(separator: "\n", omittingEmptySubsequences: false) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("#if ") {
+                conditions.append(trimmed == "#if os(Linux)" || trimmed.hasPrefix("#if canImport("))
+            } else if trimmed.hasPrefix("#else") || trimmed.hasPrefix("#elseif"), !conditions.isEmpty {
+                conditions[conditions.count - 1] = false
+            } else if trimmed == "#endif" {
+                _ = conditions.popLast()
+            }
             if trimmed.hasPrefix("// Docs: begin ") {
-                open = (String(trimmed.dropFirst("// Docs: begin ".count)), [])
+                let name = String(trimmed.dropFirst("// Docs: begin ".count))
+                #expect(open == nil, "\(file): region \(name) begins inside region \(open?.name ?? "")")
+                #expect(
+                    !conditions.contains(false), "\(file): region \(name) is inside an #if that may not be compiled")
+                open = (name, [])
             } else if trimmed.hasPrefix("// Docs: end "), let region = open {
                 #expect(trimmed == "// Docs: end \(region.name)", "\(file): region \(region.name) ends as \(trimmed)")
                 #expect(regions[region.name] == nil, "\(file): region \(region.name) appears twice")
@@ -82,7 +109,11 @@ struct DocumentationSyncTests {
 
     static func allRegions() throws -> [String: String] {
         var all: [String: String] = [:]
-        for file in files(under: "Tests", pathExtension: "swift") {
+        // Folders the package excludes from its test targets are never compiled.
+        let compiled = files(under: "Tests", pathExtension: "swift").filter { file in
+            !file.pathComponents.contains("Fixtures") && !file.pathComponents.contains("Golden")
+        }
+        for file in compiled {
             let found = try regions(in: try String(contentsOf: file, encoding: .utf8), file: file.lastPathComponent)
             for (name, text) in found {
                 #expect(all[name] == nil, "region \(name) is defined in two files")
@@ -131,6 +162,24 @@ struct DocumentationSyncTests {
         #expect(Self.swiftBlocks(in: markdown) != [try #require(try Self.regions(in: changed, file: "f")["x"])])
     }
 
+    @Test("a region that may not be compiled, or that opens inside another, is reported")
+    func checkerNoticesUncompiledRegions() throws {
+        let hidden = "#if false\n// Docs: begin x\nlet a = 1\n// Docs: end x\n#endif\n"
+        try withKnownIssue {
+            _ = try Self.regions(in: hidden, file: "hidden.swift")
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("hidden.swift: region x is inside an #if") }
+        }
+        let linux = "#if os(Linux)\n// Docs: begin x\nlet a = 1\n// Docs: end x\n#endif\n"
+        #expect(try Self.regions(in: linux, file: "linux.swift")["x"] == "let a = 1")
+        let nested = "// Docs: begin x\n// Docs: begin y\nlet a = 1\n// Docs: end y\n"
+        try withKnownIssue {
+            _ = try Self.regions(in: nested, file: "nested.swift")
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("nested.swift: region y begins inside region x") }
+        }
+    }
+
     @Test("an unclosed block and a Swift fence spelt otherwise are reported")
     func checkerNoticesBadFences() {
         withKnownIssue {
@@ -143,6 +192,13 @@ struct DocumentationSyncTests {
         } matching: { issue in
             issue.comments.contains { $0.rawValue.contains("capital.md: a fence '```Swift'") }
         }
-        #expect(Self.swiftBlocks(in: "``` swift\n    let a = 1\n```\n") == ["let a = 1"])
+        withKnownIssue {
+            #expect(Self.swiftBlocks(in: "~~~swift\nlet a = 1\n~~~\n", file: "tilde.md") == ["let a = 1"])
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("tilde.md: a fence '~~~swift'") }
+        }
+        #expect(Self.swiftBlocks(in: "> Note:\n> ```swift\n> let a = 1\n> ```\n") == ["let a = 1"])
+        #expect(Self.swiftBlocks(in: "```swift\r\nlet a = 1\r\n```\r\n") == ["let a = 1"])
+        #expect(Self.swiftBlocks(in: "```text\n```swift\n```\n") == [], "a fence inside another block is text")
     }
 }
