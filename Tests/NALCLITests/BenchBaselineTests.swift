@@ -52,6 +52,19 @@ struct BenchBaselineTests {
         #expect(!more.standardOutput.contains("log.disabled (allocations)"))
     }
 
+    @Test("a scenario gated above its reference keeps that count in the baseline, and compares it")
+    func aboveReference() async throws {
+        try #require(BenchProcessTests.mustCountAllocations, "allocations are not countable in this build")
+        let path = try await saveBaseline("^stub\\.urlprotocol$")
+        let document = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+        let entry = ((document as? [String: Any])?["scenarios"] as? [String: Any])?["stub.urlprotocol"]
+        #expect((entry as? [String: Any])?["mallocsAboveReference"] is NSNumber, "\(String(describing: entry))")
+        let result = try await bench([
+            "--filter", "^stub\\.urlprotocol$", "--compare", path, "--metric", "allocations",
+        ])
+        #expect(result.standardOutput.contains("allocations above reference"), "\(result.standardOutput)")
+    }
+
     @Test("time: a baseline far faster is a regression, one far slower an improvement; markdown names both")
     func time() async throws {
         let path = try await saveBaseline("^prepare\\.plain$")
@@ -77,6 +90,23 @@ struct BenchBaselineTests {
         let rows = decoded?["rows"] as? [[String: Any]]
         #expect(rows?.first?["verdict"] as? String == "improved")
         #expect(decoded?["regressions"] as? Int == 0)
+
+        // Twice as slow a baseline, but with a spread that covers the difference: noise, not a verdict.
+        try editBaseline(path) { scenarios in
+            let median = scenarios["prepare.plain"]?["median"] as? Double ?? 0
+            scenarios["prepare.plain"]?.merge(["median": median * 2, "p25": 0.0, "p75": 1e12]) { $1 }
+        }
+        let noisy = try await bench(["--filter", "^prepare\\.plain$", "--compare", path, "--metric", "time"])
+        #expect(noisy.status == 0)
+        #expect(noisy.standardOutput.contains("≈ within noise"), "\(noisy.standardOutput)")
+
+        // A baseline from a single round has no spread worth the name: no time verdict either way.
+        try editBaseline(path) { scenarios in
+            scenarios["prepare.plain"]?.merge(["median": 1.0, "p25": 1.0, "p75": 1.0, "rounds": 1]) { $1 }
+        }
+        let oneRound = try await bench(["--filter", "^prepare\\.plain$", "--compare", path, "--metric", "time"])
+        #expect(oneRound.status == 0)
+        #expect(oneRound.standardOutput.contains("n/a: too few rounds"), "\(oneRound.standardOutput)")
     }
 
     @Test("a scenario only in the baseline is reported removed, one only in the run new; neither is a regression")
