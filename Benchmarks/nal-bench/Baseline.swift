@@ -35,10 +35,12 @@ struct Baseline: Codable, Equatable {
     var machine: String
     /// Whether the allocation counts were made in `--quick` mode, which counts the same as a full run.
     var quick: Bool
+    /// The `--filter` it was saved with, if any: such a baseline covers only part of the scenarios.
+    var filter: String?
     var scenarios: [String: Entry]
 
     /// The baseline of `results`' NAL scenarios (references are Foundation code, not ours to regress).
-    init(_ results: [Measurement], benchmarks: [Benchmark], quick: Bool, date: Date = Date()) {
+    init(_ results: [Measurement], benchmarks: [Benchmark], quick: Bool, filter: String? = nil, date: Date = Date()) {
         let byName = Dictionary(benchmarks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var scenarios: [String: Entry] = [:]
         for result in results where !result.isReference {
@@ -54,6 +56,7 @@ struct Baseline: Codable, Equatable {
         created = ISO8601DateFormatter().string(from: date)
         machine = Self.machineDescription
         self.quick = quick
+        self.filter = filter
     }
 
     static var machineDescription: String {
@@ -96,6 +99,24 @@ struct Baseline: Codable, Equatable {
                     "\(path) is a baseline of format \(baseline.version); this nal-bench reads \(currentVersion)")
         }
         return baseline
+    }
+
+    /// Throws when a baseline named `name` could not be written: checked before a run measures anything.
+    static func checkWritable(_ name: String) throws(FileError) {
+        let path = path(for: name)
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw FileError(description: "cannot save a baseline to \(path): it is a directory")
+        }
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw FileError(description: "cannot save a baseline to \(path): \(error.localizedDescription)")
+        }
+        guard FileManager.default.isWritableFile(atPath: folder.path) else {
+            throw FileError(description: "cannot save a baseline to \(path): \(folder.path) is not writable")
+        }
     }
 
     func save(as name: String) throws(FileError) {

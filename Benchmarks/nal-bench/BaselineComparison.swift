@@ -1,7 +1,11 @@
 import Foundation
 
 /// A run set against a saved baseline, scenario by scenario: allocations compared exactly (or within the scenario's
-/// stated tolerance), time within the scenario's relative tolerance and only beyond the two runs' own spread.
+/// stated tolerance), time within the scenario's relative tolerance and only when the two medians differ by more
+/// than their runs' spread allows: beyond the median notches of a box plot (1.57 × IQR / √rounds each, McGill,
+/// Tukey and Larsen), which is where two medians differ at about 95 %.
+///
+/// Tolerances are this build's (a scenario's tolerance changes with the code that states it), not the baseline's.
 struct BaselineComparison {
     /// What `--compare` looks at: `time` only means something on the machine that saved the baseline.
     enum Metric: String {
@@ -62,13 +66,27 @@ struct BaselineComparison {
 
     var regressions: [Row] { rows.filter { $0.verdict == .regressed } }
 
+    /// What fails the run: regressions; with `strict` (a checked-in baseline in CI) also whatever says the baseline
+    /// is out of date (a new or removed scenario, an improvement not saved, a count that could not be made), so that
+    /// a later regression back to the old count cannot pass.
+    func failures(strict: Bool) -> [Row] {
+        rows.filter { row in
+            row.verdict == .regressed
+                || strict && [.new, .removed, .notCountable].contains(row.verdict)
+                || strict && row.verdict == .improved && row.metric != "time"
+        }
+    }
+
     /// - Parameters:
-    ///   - known: every NAL scenario this build has.
+    ///   - benchmarks: every scenario this build has, with its tolerances.
     ///   - isSelected: whether a scenario was chosen to run (`--filter`); baseline entries not chosen are left out.
     init(
-        baseline: Baseline, results: [Measurement], known: Set<String>, metric: Metric,
+        baseline: Baseline, results: [Measurement], benchmarks: [Benchmark], metric: Metric,
         isSelected: (String) -> Bool
     ) {
+        let scenarios = Dictionary(
+            benchmarks.filter { !$0.isReference }.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let known = Set(scenarios.keys)
         var rows: [Row] = []
         let measured = Dictionary(
             results.filter { !$0.isReference }.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -83,9 +101,13 @@ struct BaselineComparison {
                 }
                 continue
             }
-            guard let entry else {
+            guard var entry else {
                 rows.append(Row(scenario: name, metric: "-", base: nil, head: nil, verdict: .new, description: ""))
                 continue
+            }
+            if let scenario = scenarios[name] {
+                entry.timeTolerance = scenario.timeTolerance
+                entry.allocationTolerance = scenario.allocationTolerance
             }
             if metric != .time { rows.append(Self.allocations(name, entry, head)) }
             if metric != .allocations { rows.append(Self.time(name, entry, head)) }
@@ -113,7 +135,10 @@ struct BaselineComparison {
     private static func time(_ name: String, _ entry: Baseline.Entry, _ head: Measurement) -> Row {
         let difference = head.p50 - entry.median
         let relative = entry.median > 0 ? difference / entry.median : 0
-        let noise = entry.spread + head.spread
+        let noise =
+            1.57
+            * (entry.spread / Double(max(1, entry.rounds)).squareRoot()
+                + head.spread / Double(max(1, head.rounds)).squareRoot())
         let verdict: Verdict
         if entry.rounds < minimumRounds || head.rounds < minimumRounds {
             verdict = .tooFewRounds

@@ -6,13 +6,22 @@ enum BenchMain {
         Benchmark.prepareScenarios + Benchmark.logScenarios + Benchmark.clientScenarios + Benchmark.middlewareScenarios
         + Benchmark.stubScenarios + Benchmark.fixtureScenarios + Benchmark.streamScenarios
 
+    /// Exit statuses of a run with `--compare` or `--save-baseline`, the contract a user's CI relies on.
+    enum Status {
+        static let regressed: Int32 = 1
+        static let usageError: Int32 = 2
+        /// A scenario threw or a result could not be written: neither a regression nor a usage error.
+        static let failed: Int32 = 3
+    }
+
     static func run(_ options: BenchOptions) async -> Int32 {
         if options.list {
             print(scenarioList())
             return 0
         }
         BenchLogging.setUp()
-        let usageError: Int32 = options.saveBaseline != nil || options.compare != nil ? 2 : 64
+        let baselineMode = options.saveBaseline != nil || options.compare != nil
+        let usageError: Int32 = baselineMode ? Status.usageError : 64
         let groups: [[Benchmark]]
         let regex: Regex<AnyRegexOutput>?
         do {
@@ -22,15 +31,14 @@ enum BenchMain {
             FileHandle.standardError.write(Data("Error: invalid --filter regex: \(error)\n".utf8))
             return usageError
         }
-        // Read before measuring: a missing or broken baseline is a usage error, found at once.
+        // Found before measuring, as usage errors: a missing or broken baseline, a baseline that cannot be written.
         var baseline: Baseline?
-        if let name = options.compare {
-            do {
-                baseline = try Baseline.load(name)
-            } catch {
-                FileHandle.standardError.write(Data("Error: \(error.description)\n".utf8))
-                return usageError
-            }
+        do {
+            if let name = options.compare { baseline = try Baseline.load(name) }
+            if let name = options.saveBaseline { try Baseline.checkWritable(name) }
+        } catch {
+            FileHandle.standardError.write(Data("Error: \(error.description)\n".utf8))
+            return usageError
         }
         var results: [Measurement] = []
         for group in groups {
@@ -38,7 +46,7 @@ enum BenchMain {
                 results += try await Runner.measure(group, limits: options.quick ? .quick : .full)
             } catch {
                 FileHandle.standardError.write(Data("Error: scenario \(group[0].name) threw: \(error)\n".utf8))
-                return 1
+                return baselineMode ? Status.failed : 1
             }
         }
         if baseline == nil || options.format == .table {
@@ -50,32 +58,44 @@ enum BenchMain {
         }
         if let name = options.saveBaseline {
             do {
-                try Baseline(results, benchmarks: allScenarios, quick: options.quick).save(as: name)
+                try Baseline(results, benchmarks: allScenarios, quick: options.quick, filter: options.filter)
+                    .save(as: name)
                 FileHandle.standardError.write(Data("baseline saved to \(Baseline.path(for: name))\n".utf8))
             } catch {
                 FileHandle.standardError.write(Data("Error: \(error.description)\n".utf8))
-                return usageError
+                return Status.failed
             }
         }
         if options.writeThresholds {
             return Thresholds.write(results, directory: options.thresholdsDirectory)
         }
-        var status: Int32 = 0
+        var regressed = false
         if let baseline, let name = options.compare {
+            var metric = options.metric
+            if metric == .all, baseline.machine != Baseline.machineDescription {
+                // Times from another machine compare nothing; allocations still do.
+                FileHandle.standardError.write(
+                    Data(
+                        "note: the baseline was saved on '\(baseline.machine)', this is '\(Baseline.machineDescription)'; comparing allocations only\n"
+                            .utf8))
+                metric = .allocations
+            }
             let comparison = BaselineComparison(
-                baseline: baseline, results: results,
-                known: Set(allScenarios.filter { !$0.isReference }.map(\.name)), metric: options.metric,
+                baseline: baseline, results: results, benchmarks: allScenarios, metric: metric,
                 isSelected: { name in regex.map { name.contains($0) } ?? true })
             if options.format == .table { print("") }
-            print(ComparisonReport.render(comparison, baseline: baseline, name: name, format: options.format))
-            if !comparison.regressions.isEmpty { status = 1 }
+            print(
+                ComparisonReport.render(
+                    comparison, baseline: baseline, name: name, format: options.format, strict: options.strict))
+            regressed = !comparison.failures(strict: options.strict).isEmpty
         }
         if options.check {
             let gate = Thresholds.check(
                 results, known: Set(allScenarios.map(\.name)), directory: options.thresholdsDirectory)
-            if gate != 0 { return gate }
+            // With --compare, a scenario past its threshold is one more regression (1); alone, --check keeps its 2.
+            if gate != 0 { return baselineMode ? Status.regressed : gate }
         }
-        return status
+        return regressed ? Status.regressed : 0
     }
 
     /// Every NAL scenario with what it measures, and the references it is compared with.

@@ -22,6 +22,9 @@ struct BenchOptions {
     var metric = BaselineComparison.Metric.all
     /// `--list`: print every scenario with what it measures, and run nothing.
     var list = false
+    /// `--strict`: with `--compare`, a baseline out of date (new, removed, improved or uncountable scenarios) fails
+    /// the run too, as a checked-in baseline must in CI.
+    var strict = false
 
     /// Whether usage errors exit 2 rather than 64: the contract of the baseline options, which CI scripts test
     /// (0 nothing regressed, 1 a regression, 2 a usage error).
@@ -36,7 +39,12 @@ struct BenchOptions {
             guard let next = remaining.popFirst() else { throw UsageError(message: "missing value for '\(flag)'") }
             return next
         }
-        while let argument = remaining.popFirst() {
+        while var argument = remaining.popFirst() {
+            // `--name=value` is `--name value`, as in nal-cli.
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                remaining.insert(String(argument[argument.index(after: equals)...]), at: remaining.startIndex)
+                argument = String(argument[..<equals])
+            }
             switch argument {
             case "--quick": options.quick = true
             case "--check": options.check = true
@@ -48,6 +56,7 @@ struct BenchOptions {
             case "--save-baseline": options.saveBaseline = try value(for: argument)
             case "--compare": options.compare = try value(for: argument)
             case "--list": options.list = true
+            case "--strict": options.strict = true
             case "--metric":
                 let text = try value(for: argument)
                 guard let metric = BaselineComparison.Metric(rawValue: text) else {
@@ -64,8 +73,8 @@ struct BenchOptions {
                 throw UsageError(message: "unknown option '\(argument)'")
             }
         }
-        if options.metric != .all, options.compare == nil {
-            throw UsageError(message: "--metric applies to --compare")
+        if options.metric != .all || options.strict, options.compare == nil {
+            throw UsageError(message: "--metric and --strict apply to --compare")
         }
         if let name = options.saveBaseline ?? options.compare, name.isEmpty {
             throw UsageError(message: "a baseline needs a name or a path")

@@ -3,12 +3,13 @@ import Foundation
 /// A comparison with a baseline as text: a table for a terminal, Markdown for a pull request, JSON for machines.
 enum ComparisonReport {
     static func render(
-        _ comparison: BaselineComparison, baseline: Baseline, name: String, format: BenchOptions.Format
+        _ comparison: BaselineComparison, baseline: Baseline, name: String, format: BenchOptions.Format,
+        strict: Bool = false
     ) -> String {
         switch format {
-        case .json: return json(comparison, baseline: baseline, name: name)
-        case .markdown: return markdown(comparison, baseline: baseline, name: name)
-        case .table: return table(comparison, baseline: baseline, name: name)
+        case .json: return json(comparison, baseline: baseline, name: name, strict: strict)
+        case .markdown: return markdown(comparison, baseline: baseline, name: name, strict: strict)
+        case .table: return table(comparison, baseline: baseline, name: name, strict: strict)
         }
     }
 
@@ -21,15 +22,33 @@ enum ComparisonReport {
 
     static let header = ["scenario", "metric", "base", "head", "change", "verdict"]
 
-    static func summary(_ comparison: BaselineComparison) -> String {
+    static func summary(_ comparison: BaselineComparison, strict: Bool) -> String {
         let regressions = comparison.regressions.count
-        return regressions == 0
+        var text =
+            regressions == 0
             ? "No regression."
             : "\(regressions) regression\(regressions == 1 ? "" : "s"): "
                 + comparison.regressions.map { "\($0.scenario) (\($0.metric))" }.joined(separator: ", ")
+        let outdated = comparison.failures(strict: strict).filter { $0.verdict != .regressed }
+        if !outdated.isEmpty {
+            text +=
+                "\nThe baseline is out of date (--strict): "
+                + outdated.map { "\($0.scenario) (\($0.verdict.mark))" }.joined(separator: ", ")
+                + ". Save it again on purpose, in the change that moved it."
+        }
+        return text
     }
 
-    static func table(_ comparison: BaselineComparison, baseline: Baseline, name: String) -> String {
+    /// What each regressed scenario measures, so that a reader of the report knows what got worse.
+    static func regressedDescriptions(_ comparison: BaselineComparison) -> [String] {
+        var seen: Set<String> = []
+        return comparison.regressions.compactMap { row in
+            guard !row.description.isEmpty, seen.insert(row.scenario).inserted else { return nil }
+            return "\(row.scenario): \(row.description)"
+        }
+    }
+
+    static func table(_ comparison: BaselineComparison, baseline: Baseline, name: String, strict: Bool) -> String {
         let rows = comparison.rows.map(cells)
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         func line(_ cells: [String]) -> String {
@@ -45,10 +64,11 @@ enum ComparisonReport {
                 "compared with \(Baseline.path(for: name)) (saved \(baseline.created) on \(baseline.machine))",
                 line(header), rule,
             ]
-            + rows.map(line) + [summary(comparison)]).joined(separator: "\n")
+            + rows.map(line) + [summary(comparison, strict: strict)] + regressedDescriptions(comparison))
+            .joined(separator: "\n")
     }
 
-    static func markdown(_ comparison: BaselineComparison, baseline: Baseline, name: String) -> String {
+    static func markdown(_ comparison: BaselineComparison, baseline: Baseline, name: String, strict: Bool) -> String {
         var lines = [
             "Compared with `\(Baseline.path(for: name))` (saved \(baseline.created) on \(baseline.machine)).", "",
             "| " + header.joined(separator: " | ") + " |",
@@ -60,22 +80,24 @@ enum ComparisonReport {
             if row.verdict == .regressed { cells[5] = "**\(cells[5])**" }
             lines.append("| " + cells.joined(separator: " | ") + " |")
         }
-        lines += ["", summary(comparison)]
+        lines += ["", summary(comparison, strict: strict)]
+        lines += regressedDescriptions(comparison).map { "- \($0)" }
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ comparison: BaselineComparison, baseline: Baseline, name: String) -> String {
+    static func json(_ comparison: BaselineComparison, baseline: Baseline, name: String, strict: Bool) -> String {
         struct Document: Encodable {
             let baseline: String
             let saved: String
             let regressions: Int
+            let failures: Int
             let rows: [BaselineComparison.Row]
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let document = Document(
             baseline: Baseline.path(for: name), saved: baseline.created, regressions: comparison.regressions.count,
-            rows: comparison.rows)
+            failures: comparison.failures(strict: strict).count, rows: comparison.rows)
         guard let data = try? encoder.encode(document) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
     }

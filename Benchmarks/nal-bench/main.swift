@@ -24,10 +24,14 @@ let usage = """
                          .benchmarks/<name>.json, or to <name> when it is a path (has a '/' or ends in .json).
       --compare <name>   Compare this run with a saved baseline: allocations exactly (or within the scenario's
                          stated tolerance), time within the scenario's tolerance (10 % unless stated) and only when
-                         the difference is larger than both runs' spread. Exit 0: nothing regressed; 1: a
-                         regression (a table names it); 2: a usage error (a missing or unreadable baseline too).
-      --metric <metric>  What --compare looks at: 'all' (default), 'allocations' (comparable across machines,
-                         what CI uses) or 'time' (only on the machine that saved the baseline).
+                         the medians differ beyond their runs' spread (box-plot notches). Exit 0: nothing regressed;
+                         1: a regression (a table names it; with --check, a scenario past its threshold too); 2: a
+                         usage error (a missing, unreadable or unwritable baseline too); 3: a scenario failed.
+      --metric <metric>  What --compare looks at: 'all' (default; allocations only when the baseline was saved on
+                         another machine), 'allocations' (what CI uses) or 'time' (only on the machine that saved the
+                         baseline, and only if it is quiet: on a shared one use scripts/bench-ab.sh).
+      --strict           With --compare: also fail (1) when the baseline is out of date: a scenario new or removed,
+                         fewer allocations than saved, or allocations not countable. For a checked-in baseline.
       --allow-debug      Run from a debug build anyway (timings are then meaningless).
       -h, --help         Show this help.
     """

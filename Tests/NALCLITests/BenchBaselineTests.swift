@@ -62,7 +62,24 @@ struct BenchBaselineTests {
         let result = try await bench([
             "--filter", "^stub\\.urlprotocol$", "--compare", path, "--metric", "allocations",
         ])
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
         #expect(result.standardOutput.contains("allocations above reference"), "\(result.standardOutput)")
+
+        // Its stated tolerance is 3: two allocations above the baseline pass, four fail.
+        let measured = (entry as? [String: Any])?["mallocsAboveReference"] as? Double ?? 0
+        for (below, expected) in [(2.0, Int32(0)), (4.0, Int32(1))] {
+            try editBaseline(path) { $0["stub.urlprotocol"]?["mallocsAboveReference"] = measured - below }
+            let compared = try await bench([
+                "--filter", "^stub\\.urlprotocol$", "--compare", path, "--metric", "allocations",
+            ])
+            #expect(compared.status == expected, "\(below) below: \(compared.standardOutput)")
+        }
+        // The tolerance is the build's: a baseline that claims a huge one hides nothing.
+        try editBaseline(path) { $0["stub.urlprotocol"]?["allocationTolerance"] = 1e9 }
+        let trusted = try await bench([
+            "--filter", "^stub\\.urlprotocol$", "--compare", path, "--metric", "allocations",
+        ])
+        #expect(trusted.status == 1, "\(trusted.standardOutput)")
     }
 
     @Test("time: a baseline far faster is a regression, one far slower an improvement; markdown names both")
@@ -123,6 +140,50 @@ struct BenchBaselineTests {
         let lines = result.standardOutput.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(lines.contains { $0.hasPrefix("log.disabled ") && $0.hasSuffix("new") })
         #expect(lines.contains { $0.hasPrefix("log.renamedAway ") && $0.contains("removed") })
+
+        // A checked-in baseline must be kept current: --strict fails on both.
+        let strict = try await bench([
+            "--filter", "^log\\.(disabled|renamedAway)$", "--compare", path, "--metric", "allocations", "--strict",
+        ])
+        #expect(strict.status == 1, "\(strict.standardOutput)")
+        #expect(strict.standardOutput.contains("The baseline is out of date (--strict): log.disabled (new)"))
+    }
+
+    @Test("with --check, a scenario past its threshold exits 1 like a regression; --compare=PATH works")
+    func checkWithCompare() async throws {
+        let path = try await saveBaseline("^log\\.disabled$")
+        let thresholds = folder.appendingPathComponent("thresholds")
+        try FileManager.default.createDirectory(at: thresholds, withIntermediateDirectories: true)
+        try Data(#"{"log.disabled": -1}"#.utf8).write(to: thresholds.appendingPathComponent("log.json"))
+        let result = try await bench([
+            "--filter", "^log\\.disabled$", "--compare=\(path)", "--metric=allocations", "--check",
+            "--thresholds", thresholds.path,
+        ])
+        #expect(result.status == (BenchProcessTests.mustCountAllocations ? 1 : 0), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("No regression."), "the comparison itself found nothing")
+    }
+
+    @Test("a baseline saved on another machine compares allocations only, and says so")
+    func otherMachine() async throws {
+        let path = try await saveBaseline("^prepare\\.plain$")
+        let url = URL(fileURLWithPath: path)
+        var document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        document["machine"] = "another machine"
+        try JSONSerialization.data(withJSONObject: document).write(to: url)
+        let result = try await bench(["--filter", "^prepare\\.plain$", "--compare", path])
+        #expect(result.status == 0, "\(result.standardOutput)")
+        #expect(result.standardError.contains("saved on 'another machine'"))
+        let rows = result.standardOutput.split(separator: "\n").filter { $0.hasPrefix("prepare.plain ") }
+        #expect(rows.last?.contains("allocations") == true && !rows.contains { $0.contains(" time ") })
+    }
+
+    @Test("the A/B statistics of scripts/bench-ab.sh pass their self-test")
+    func abStatistics() async throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/lib/bench_ab.py")
+        let result = try await CLIProcessTests.run(executable: "/usr/bin/env", ["python3", script.path, "--self-test"])
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
+        #expect(result.standardOutput.contains("bench_ab self-test: ok"))
     }
 
     @Test("usage errors of the baseline options exit 2, a missing baseline before anything runs")
@@ -145,5 +206,17 @@ struct BenchBaselineTests {
 
         let noName = try await bench(["--save-baseline", ""])
         #expect(noName.status == 2)
+
+        try Data("x".utf8).write(to: folder.appendingPathComponent("file"))
+        let unwritable = try await bench(["--save-baseline", folder.appendingPathComponent("file/b.json").path])
+        #expect(unwritable.status == 2, "\(unwritable.standardError)")
+        #expect(unwritable.standardOutput.isEmpty, "refused before measuring")
+
+        let future = folder.appendingPathComponent("future.json")
+        let version2 = #"{"version": 2, "created": "", "machine": "", "quick": true, "scenarios": {}}"#
+        try Data(version2.utf8).write(to: future)
+        let newer = try await bench(["--compare", future.path])
+        #expect(newer.status == 2)
+        #expect(newer.standardError.contains("is a baseline of format 2"))
     }
 }

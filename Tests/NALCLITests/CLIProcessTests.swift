@@ -14,8 +14,10 @@ struct CLIProcessTests {
         var standardError: String
     }
 
-    /// Executables sit next to the test bundle in the build products folder; `NAL_CLI_PATH` overrides nal-cli's.
+    /// Executables sit next to the test bundle in the build products folder; `NAL_CLI_PATH` overrides nal-cli's; an
+    /// absolute path is taken as it is.
     static func executableURL(_ name: String = "nal-cli") throws -> URL {
+        if name.hasPrefix("/") { return URL(fileURLWithPath: name) }
         if name == "nal-cli", let path = ProcessInfo.processInfo.environment["NAL_CLI_PATH"] {
             return URL(fileURLWithPath: path)
         }

@@ -1,10 +1,12 @@
 """The A/B report of scripts/bench-ab.sh: nal-bench JSON runs of two builds, made in interleaved rounds on one machine.
 
   bench_ab.py [--format markdown|json] [--tolerance 0.10] BASE_DIR HEAD_DIR
+  bench_ab.py --self-test          checks the verdicts on made-up rounds (CI runs it)
 
 Each directory holds one `nal-bench --format json` output per round (round-N.json). Per scenario: the median over
-rounds of the per-round ratio head / base of the median times, a 95 % bootstrap confidence interval of that median,
-and the median allocations per op of each side. Verdicts:
+rounds of the per-round ratio head / base of the median times, a distribution-free confidence interval of that
+median (order statistics of the ratios, as the sign test gives it; its exact confidence is printed, at least 95 %
+from 6 rounds on), and the median allocations per op of each side. Verdicts:
   ▲ slower / ▼ faster   the whole interval lies beyond 1 ± tolerance
   ▲ allocates more / ▼ fewer   the median allocations differ by one or more per op (they are deterministic)
   ≈ unchanged           anything else
@@ -12,10 +14,11 @@ Exit 1 when any scenario is slower or allocates more, else 0; 2 on usage errors.
 """
 import glob
 import json
+import math
 import os
-import random
 import statistics
 import sys
+import tempfile
 
 
 def load(directory):
@@ -23,7 +26,8 @@ def load(directory):
     runs = {}
     files = sorted(glob.glob(os.path.join(directory, "round-*.json")))
     if not files:
-        raise SystemExit(f"Error: no runs in {directory}")
+        print(f"Error: no runs in {directory}", file=sys.stderr)
+        sys.exit(2)
     for path in files:
         with open(path) as file:
             for measurement in json.load(file):
@@ -37,12 +41,20 @@ def allocations(measurement):
     return value if value is not None else measurement.get("mallocsPerOp")
 
 
-def bootstrap_median_interval(values, resamples=2000, seed=7):
-    """A 95 % percentile-bootstrap interval of the median; fixed seed, so the same runs give the same report."""
-    generator = random.Random(seed)
-    medians = sorted(
-        statistics.median(generator.choice(values) for _ in values) for _ in range(resamples))
-    return medians[int(0.025 * resamples)], medians[int(0.975 * resamples) - 1]
+def median_interval(values):
+    """(low, high, confidence): the narrowest interval of order statistics [x(k), x(n+1-k)] that holds the median
+    with at least 95 % confidence, or the whole range with its smaller confidence when there are too few values.
+    Distribution-free: it assumes only that rounds are independent."""
+    ordered = sorted(values)
+    n = len(ordered)
+
+    def confidence(k):  # P(x(k) <= median <= x(n+1-k)) = 1 - 2 P(Binomial(n, 1/2) <= k - 1)
+        return 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2**n
+
+    k = 1
+    while k + 1 <= (n + 1) // 2 and confidence(k + 1) >= 0.95:
+        k += 1
+    return ordered[k - 1], ordered[n - k], confidence(k)
 
 
 def compare(base, head, tolerance):
@@ -64,8 +76,8 @@ def compare(base, head, tolerance):
         }
         verdicts = []
         if ratios:
-            low, high = bootstrap_median_interval(ratios)
-            row.update(ratio=statistics.median(ratios), low=low, high=high)
+            low, high, confidence = median_interval(ratios)
+            row.update(ratio=statistics.median(ratios), low=low, high=high, confidence=confidence)
             if low > 1 + tolerance:
                 verdicts.append("▲ slower")
             elif high < 1 - tolerance:
@@ -94,19 +106,23 @@ def count(value):
 
 
 def markdown(rows, base_label, head_label, rounds, tolerance):
+    confidences = sorted({row["confidence"] for row in rows if "confidence" in row})
+    confidence = f"{confidences[0]:.1%}" if confidences else "n/a"
     lines = [
         f"A/B of `{base_label}` (base) and `{head_label}` (head): {rounds} interleaved rounds of `nal-bench --quick`,"
-        f" one machine. Change is the median of per-round ratios head / base, with a 95 % bootstrap interval;"
-        f" a verdict on time needs the whole interval beyond ±{tolerance:.0%}.",
+        f" one machine. Base and head are median times; change is the median of per-round ratios head / base, with"
+        f" a distribution-free interval of at least {confidence} confidence; a verdict on time needs the whole"
+        f" interval beyond ±{tolerance:.0%}, on allocations a difference of one or more per op. With many scenarios,"
+        f" expect an occasional interval that misses 1 by chance: the tolerance is there for that.",
         "",
-        "| scenario | base | head | change | 95 % interval | allocations base → head | verdict |",
+        "| scenario | base | head | median ratio | interval | allocations base → head | verdict |",
         "|---|---:|---:|---:|---:|---:|---|",
     ]
     for row in rows:
         if "base_ns" not in row:
             lines.append(f"| `{row['scenario']}` | | | | | | {row['verdict']} |")
             continue
-        change = f"{(row['ratio'] - 1) * 100:+.1f}%" if "ratio" in row else ""
+        change = f"{row['ratio']:.3f} ({(row['ratio'] - 1) * 100:+.1f}%)" if "ratio" in row else ""
         interval = f"{row['low']:.3f}–{row['high']:.3f}" if "low" in row else ""
         allocated = (
             f"{count(row['base_allocations'])} → {count(row['head_allocations'])}"
@@ -120,7 +136,46 @@ def markdown(rows, base_label, head_label, rounds, tolerance):
     return "\n".join(lines)
 
 
+def self_test():
+    """The verdicts on made-up rounds: what a change of code must not break."""
+    def rounds(directory, scenarios):
+        os.makedirs(directory)
+        for index, measurements in enumerate(scenarios, start=1):
+            with open(os.path.join(directory, f"round-{index}.json"), "w") as file:
+                json.dump(measurements, file)
+
+    def measurement(name, p50, mallocs=10.0):
+        return {"name": name, "isReference": False, "p50": p50, "mallocsPerOp": mallocs}
+
+    noise = [1.0, 1.04, 0.97, 1.02, 0.99, 1.03]
+    with tempfile.TemporaryDirectory() as folder:
+        base, head = os.path.join(folder, "base"), os.path.join(folder, "head")
+        rounds(base, [[measurement("same", 100 * n), measurement("slower", 100 * n), measurement("alloc", 100),
+                       measurement("gone", 100)] for n in noise])
+        rounds(head, [[measurement("same", 100 * n), measurement("slower", 200 * n), measurement("alloc", 100, 11.0),
+                       measurement("added", 100)] for n in reversed(noise)])
+        rows = {row["scenario"]: row for row in compare(load(base)[0], load(head)[0], 0.10)}
+    failures = []
+    expect = {"same": "≈ unchanged", "slower": "▲ slower", "alloc": "▲ allocates more", "gone": "only in base",
+              "added": "only in head"}
+    for name, verdict in expect.items():
+        if rows.get(name, {}).get("verdict") != verdict:
+            failures.append(f"{name}: expected {verdict!r}, got {rows.get(name, {}).get('verdict')!r}")
+    low, high, confidence = median_interval([1, 2, 3, 4, 5, 6])
+    if (low, high) != (1, 6) or not 0.96 < confidence < 0.97:
+        failures.append(f"6 rounds: interval ({low}, {high}) at {confidence}, expected (1, 6) at 96.9 %")
+    low, high, confidence = median_interval(list(range(1, 11)))
+    if (low, high) != (2, 9) or confidence < 0.95:
+        failures.append(f"10 rounds: interval ({low}, {high}) at {confidence}, expected (2, 9) at 97.9 %")
+    for failure in failures:
+        print(f"bench_ab self-test: FAIL {failure}")
+    print("bench_ab self-test: " + ("failed" if failures else "ok"))
+    return 1 if failures else 0
+
+
 def main(arguments):
+    if arguments == ["--self-test"]:
+        return self_test()
     output_format, tolerance, labels = "markdown", 0.10, ("base", "head")
     positional = []
     iterator = iter(arguments)
