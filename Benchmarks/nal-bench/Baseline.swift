@@ -68,7 +68,17 @@ struct Baseline: Codable, Equatable {
         #else
             let architecture = "other"
         #endif
-        return "\(info.operatingSystemVersionString), \(architecture), \(info.activeProcessorCount) cores"
+        return "\(info.operatingSystemVersionString), \(architecture), \(info.activeProcessorCount) cores\(cpuModel)"
+    }
+
+    /// ", <CPU model>" from /proc/cpuinfo where there is one: two machines with the same OS and core count are
+    /// still different machines for time.
+    private static var cpuModel: String {
+        guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+            let colon = line.firstIndex(of: ":")
+        else { return "" }
+        return ", " + line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     }
 
     /// Where a baseline named `name` lives: the path itself when it names a file (it has a `/` or ends in
@@ -98,12 +108,43 @@ struct Baseline: Codable, Equatable {
                 description:
                     "\(path) is a baseline of format \(baseline.version); this nal-bench reads \(currentVersion)")
         }
+        if let problem = baseline.firstProblem {
+            throw FileError(description: "\(path) is not a usable baseline: \(problem)")
+        }
         return baseline
+    }
+
+    /// What makes an edited or damaged baseline unusable: a number no run can produce would hide a change (a median
+    /// of 0 makes every time "unchanged").
+    var firstProblem: String? {
+        for (name, entry) in scenarios.sorted(by: { $0.key < $1.key }) {
+            if name.isEmpty || name.contains(where: { $0.isNewline || $0.asciiValue.map { $0 < 0x20 } == true }) {
+                return "a scenario name holds control characters"
+            }
+            let times = [entry.median, entry.p25, entry.p75, entry.p90]
+            guard times.allSatisfy({ $0.isFinite && $0 >= 0 }), entry.median > 0 else {
+                return "\(name): its times must be finite and its median above 0"
+            }
+            let counts = [entry.mallocsPerOp, entry.mallocsAboveReference].compactMap { $0 }
+            guard counts.allSatisfy(\.isFinite), (entry.mallocsPerOp ?? 0) >= 0, entry.rounds >= 0 else {
+                return "\(name): its allocation counts and rounds must be finite and not negative"
+            }
+        }
+        return nil
     }
 
     /// Throws when a baseline named `name` could not be written: checked before a run measures anything.
     static func checkWritable(_ name: String) throws(FileError) {
         let path = path(for: name)
+        guard !path.hasSuffix("/") else {
+            throw FileError(description: "cannot save a baseline to \(path): it names a folder; give a file")
+        }
+        // Only a regular file is replaced: never a device, a FIFO or what a symbolic link points at.
+        if let type = try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType,
+            type != .typeRegular
+        {
+            throw FileError(description: "cannot save a baseline to \(path): it exists and is not a regular file")
+        }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {

@@ -31,6 +31,11 @@ enum BenchMain {
             FileHandle.standardError.write(Data("Error: invalid --filter regex: \(error)\n".utf8))
             return usageError
         }
+        if groups.isEmpty, baselineMode {
+            // Comparing nothing would pass, and saving nothing would make an empty baseline.
+            FileHandle.standardError.write(Data("Error: --filter \(options.filter ?? "") matches no scenario\n".utf8))
+            return usageError
+        }
         // Found before measuring, as usage errors: a missing or broken baseline, a baseline that cannot be written.
         var baseline: Baseline?
         do {
@@ -92,8 +97,9 @@ enum BenchMain {
         if options.check {
             let gate = Thresholds.check(
                 results, known: Set(allScenarios.map(\.name)), directory: options.thresholdsDirectory)
-            // With --compare, a scenario past its threshold is one more regression (1); alone, --check keeps its 2.
-            if gate != 0 { return baselineMode ? Status.regressed : gate }
+            // With --compare, a scenario past its threshold is one more regression (1), and thresholds that cannot be
+            // read a usage error (2); alone, --check keeps its own 2 and 1.
+            if gate != 0 { return baselineMode ? (gate == 2 ? Status.regressed : Status.usageError) : gate }
         }
         return regressed ? Status.regressed : 0
     }

@@ -29,12 +29,15 @@ struct BenchOptions {
     /// Whether usage errors exit 2 rather than 64: the contract of the baseline options, which CI scripts test
     /// (0 nothing regressed, 1 a regression, 2 a usage error).
     static func usesBaselineExitCodes(_ arguments: [String]) -> Bool {
-        arguments.contains { $0 == "--compare" || $0 == "--save-baseline" }
+        arguments.contains { argument in
+            ["--compare", "--save-baseline"].contains { argument == $0 || argument.hasPrefix($0 + "=") }
+        }
     }
 
     static func parse(_ arguments: [String]) throws(UsageError) -> BenchOptions {
         var options = BenchOptions()
         var remaining = arguments[...]
+        var metricGiven = false
         func value(for flag: String) throws(UsageError) -> String {
             guard let next = remaining.popFirst() else { throw UsageError(message: "missing value for '\(flag)'") }
             return next
@@ -58,6 +61,7 @@ struct BenchOptions {
             case "--list": options.list = true
             case "--strict": options.strict = true
             case "--metric":
+                metricGiven = true
                 let text = try value(for: argument)
                 guard let metric = BaselineComparison.Metric(rawValue: text) else {
                     throw UsageError(message: "unknown metric '\(text)'; use 'all', 'allocations' or 'time'")
@@ -73,11 +77,22 @@ struct BenchOptions {
                 throw UsageError(message: "unknown option '\(argument)'")
             }
         }
-        if options.metric != .all || options.strict, options.compare == nil {
+        if metricGiven || options.strict, options.compare == nil {
             throw UsageError(message: "--metric and --strict apply to --compare")
         }
-        if let name = options.saveBaseline ?? options.compare, name.isEmpty {
+        if options.saveBaseline?.isEmpty == true || options.compare?.isEmpty == true {
             throw UsageError(message: "a baseline needs a name or a path")
+        }
+        if let saved = options.saveBaseline, let compared = options.compare,
+            Baseline.path(for: saved) == Baseline.path(for: compared)
+        {
+            throw UsageError(message: "--save-baseline would overwrite the baseline --compare reads; give another name")
+        }
+        if options.compare != nil, options.writeThresholds {
+            throw UsageError(message: "--write-thresholds and --compare do not go together; run them separately")
+        }
+        if options.list, options.compare != nil || options.saveBaseline != nil || options.check {
+            throw UsageError(message: "--list runs nothing; give it alone")
         }
         return options
     }

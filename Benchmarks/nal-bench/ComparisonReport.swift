@@ -15,9 +15,16 @@ enum ComparisonReport {
 
     static func cells(_ row: BaselineComparison.Row) -> [String] {
         [
-            row.scenario, row.metric, value(row.base, row.metric), value(row.head, row.metric), change(row),
+            printable(row.scenario), row.metric, value(row.base, row.metric), value(row.head, row.metric), change(row),
             row.verdict.mark,
         ]
+    }
+
+    /// A name from a baseline file as one table cell: control characters shown as "?", a Markdown table's "|"
+    /// escaped, so that an edited file cannot break the report or a terminal.
+    static func printable(_ text: String) -> String {
+        String(text.map { $0.isNewline || ($0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false) ? "?" : $0 })
+            .replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "`", with: "'")
     }
 
     static let header = ["scenario", "metric", "base", "head", "change", "verdict"]
@@ -76,7 +83,7 @@ enum ComparisonReport {
         ]
         for row in comparison.rows {
             var cells = cells(row)
-            cells[0] = "`\(row.scenario)`"
+            cells[0] = "`\(printable(row.scenario))`"
             if row.verdict == .regressed { cells[5] = "**\(cells[5])**" }
             lines.append("| " + cells.joined(separator: " | ") + " |")
         }

@@ -218,5 +218,30 @@ struct BenchBaselineTests {
         let newer = try await bench(["--compare", future.path])
         #expect(newer.status == 2)
         #expect(newer.standardError.contains("is a baseline of format 2"))
+
+        // Refused before anything runs: a filter that selects nothing, a baseline that would overwrite the one
+        // compared with, a symbolic link (or device) in place of a file, the `=` spelling of a bad option.
+        let path = try await saveBaseline("^log\\.disabled$")
+        for arguments in [
+            ["--filter", "no-such-scenario", "--compare", path],
+            ["--filter", "^log\\.disabled$", "--compare", path, "--save-baseline", path],
+            ["--compare=\(path)", "--metric", "bogus"],
+            ["--list", "--compare", path],
+        ] {
+            let refused = try await bench(arguments)
+            #expect(refused.status == 2, "\(arguments): \(refused.standardError)")
+            #expect(refused.standardOutput.isEmpty, "\(arguments) measured something")
+        }
+        let link = folder.appendingPathComponent("link.json")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: path)
+        let throughLink = try await bench(["--filter", "^log\\.disabled$", "--save-baseline", link.path])
+        #expect(throughLink.status == 2)
+        #expect(throughLink.standardError.contains("exists and is not a regular file"))
+
+        // A median of 0 would make every time "unchanged": the file is refused, not trusted.
+        try editBaseline(path) { $0["log.disabled"]?["median"] = 0.0 }
+        let zero = try await bench(["--filter", "^log\\.disabled$", "--compare", path])
+        #expect(zero.status == 2)
+        #expect(zero.standardError.contains("is not a usable baseline"))
     }
 }
