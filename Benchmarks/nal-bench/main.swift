@@ -24,7 +24,7 @@ let usage = """
                          .benchmarks/<name>.json, or to <name> when it is a path (has a '/' or ends in .json).
       --compare <name>   Compare this run with a saved baseline: allocations exactly (or within the scenario's
                          stated tolerance), time within the scenario's tolerance (10 % unless stated) and only when
-                         the medians differ beyond their runs' spread (box-plot notches). Exit 0: nothing regressed;
+                         the medians differ by more than both runs' spread (IQR). Exit 0: nothing regressed;
                          1: a regression (a table names it; with --check, a scenario past its threshold too); 2: a
                          usage error (a missing, unreadable or unwritable baseline too); 3: a scenario failed.
       --metric <metric>  What --compare looks at: 'all' (default; allocations only when the baseline was saved on
