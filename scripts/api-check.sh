@@ -10,7 +10,7 @@
 # file locations, tool arguments and whether a member is written in an extension, and sorted, so that only a change
 # of the public API changes them; each declaration also carries its text from swift-symbolgraph-extract, which has
 # what the digester leaves out (default values, global actors, attribute arguments). Raw values of enums are in
-# neither. They are made on Linux (CurlTransport is in them) with the toolchain named in API/TOOLCHAIN: another
+# neither: Tests/NALLoggingTests/RawValueAPITests.swift pins the public ones. They are made on Linux (CurlTransport is in them) with the toolchain named in API/TOOLCHAIN: another
 # toolchain may spell types differently, and the check then says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
