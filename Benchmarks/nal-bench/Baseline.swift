@@ -19,8 +19,6 @@ struct Baseline: Codable, Equatable {
         var p75: Double
         /// How many rounds the times come from; fewer than `BaselineComparison.minimumRounds` give no time verdict.
         var rounds: Int
-        var timeTolerance: Double
-        var allocationTolerance: Double
 
         var spread: Double { max(0, p75 - p25) }
     }
@@ -48,9 +46,7 @@ struct Baseline: Codable, Equatable {
             scenarios[result.name] = Entry(
                 description: benchmark?.description ?? "", mallocsPerOp: result.mallocsPerOp,
                 mallocsAboveReference: result.mallocsAboveReference, median: result.p50, p90: result.p90,
-                p25: result.p25, p75: result.p75, rounds: result.rounds,
-                timeTolerance: benchmark?.timeTolerance ?? Benchmark.defaultTimeTolerance,
-                allocationTolerance: benchmark?.allocationTolerance ?? 0)
+                p25: result.p25, p75: result.p75, rounds: result.rounds)
         }
         self.scenarios = scenarios
         created = ISO8601DateFormatter().string(from: date)

@@ -7,7 +7,8 @@ import Foundation
 /// where one process differs from the next by more than its rounds do. Times are for a quiet machine;
 /// `scripts/bench-ab.sh` is the tool for a shared one.
 ///
-/// Tolerances are this build's (a scenario's tolerance changes with the code that states it), not the baseline's.
+/// Tolerances are this build's, stated with each scenario: a baseline file holds none, so an edited one cannot
+/// widen them.
 struct BaselineComparison {
     /// What `--compare` looks at: `time` only means something on the machine that saved the baseline.
     enum Metric: String {
@@ -103,21 +104,25 @@ struct BaselineComparison {
                 }
                 continue
             }
-            guard var entry else {
+            guard let entry else {
                 rows.append(Row(scenario: name, metric: "-", base: nil, head: nil, verdict: .new, description: ""))
                 continue
             }
-            if let scenario = scenarios[name] {
-                entry.timeTolerance = scenario.timeTolerance
-                entry.allocationTolerance = scenario.allocationTolerance
+            let scenario = scenarios[name]
+            if metric != .time {
+                rows.append(Self.allocations(name, entry, head, tolerance: scenario?.allocationTolerance ?? 0))
             }
-            if metric != .time { rows.append(Self.allocations(name, entry, head)) }
-            if metric != .allocations { rows.append(Self.time(name, entry, head)) }
+            if metric != .allocations {
+                rows.append(
+                    Self.time(name, entry, head, tolerance: scenario?.timeTolerance ?? Benchmark.defaultTimeTolerance))
+            }
         }
         self.rows = rows
     }
 
-    private static func allocations(_ name: String, _ entry: Baseline.Entry, _ head: Measurement) -> Row {
+    private static func allocations(
+        _ name: String, _ entry: Baseline.Entry, _ head: Measurement, tolerance: Double
+    ) -> Row {
         let aboveReference = entry.mallocsAboveReference != nil || head.mallocsAboveReference != nil
         let base = aboveReference ? entry.mallocsAboveReference : entry.mallocsPerOp
         let now = aboveReference ? head.mallocsAboveReference : head.mallocsPerOp
@@ -128,20 +133,19 @@ struct BaselineComparison {
                 description: entry.description)
         }
         let verdict: Verdict =
-            now > base + entry.allocationTolerance
-            ? .regressed : now < base - entry.allocationTolerance ? .improved : .unchanged
+            now > base + tolerance ? .regressed : now < base - tolerance ? .improved : .unchanged
         return Row(
             scenario: name, metric: metric, base: base, head: now, verdict: verdict, description: entry.description)
     }
 
-    private static func time(_ name: String, _ entry: Baseline.Entry, _ head: Measurement) -> Row {
+    private static func time(_ name: String, _ entry: Baseline.Entry, _ head: Measurement, tolerance: Double) -> Row {
         let difference = head.p50 - entry.median
         let relative = entry.median > 0 ? difference / entry.median : 0
         let noise = entry.spread + head.spread
         let verdict: Verdict
         if entry.rounds < minimumRounds || head.rounds < minimumRounds {
             verdict = .tooFewRounds
-        } else if abs(relative) <= entry.timeTolerance {
+        } else if abs(relative) <= tolerance {
             verdict = .unchanged
         } else if abs(difference) <= noise {
             verdict = .withinNoise

@@ -25,8 +25,8 @@ enum BenchMain {
         let groups: [[Benchmark]]
         let regex: Regex<AnyRegexOutput>?
         do {
-            groups = try select(allScenarios, filter: options.filter)
             regex = try options.filter.map { try Regex($0) }
+            groups = select(allScenarios, filter: regex)
         } catch {
             FileHandle.standardError.write(Data("Error: invalid --filter regex: \(error)\n".utf8))
             return usageError
@@ -114,8 +114,7 @@ enum BenchMain {
     }
 
     /// The NAL scenarios matching the filter, each followed by the references it is compared with.
-    static func select(_ scenarios: [Benchmark], filter: String?) throws -> [[Benchmark]] {
-        let regex = try filter.map { try Regex($0) }
+    static func select(_ scenarios: [Benchmark], filter regex: Regex<AnyRegexOutput>?) -> [[Benchmark]] {
         let byName = Dictionary(scenarios.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         return scenarios.filter { scenario in
             !scenario.isReference && (regex.map { scenario.name.contains($0) } ?? true)

@@ -56,22 +56,9 @@ enum ComparisonReport {
     }
 
     static func table(_ comparison: BaselineComparison, baseline: Baseline, name: String, strict: Bool) -> String {
-        let rows = comparison.rows.map(cells)
-        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { column, cell in
-                column < 2 || column == 5
-                    ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-                    : String(repeating: " ", count: widths[column] - cell.count) + cell
-            }.joined(separator: "  ")
-        }
-        let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")
-        return
-            ([
-                "compared with \(Baseline.path(for: name)) (saved \(baseline.created) on \(baseline.machine))",
-                line(header), rule,
-            ]
-            + rows.map(line) + [summary(comparison, strict: strict)] + regressedDescriptions(comparison))
+        let title = "compared with \(Baseline.path(for: name)) (saved \(baseline.created) on \(baseline.machine))"
+        let table = TextTable.lines(header: header, rows: comparison.rows.map(cells), leftAligned: [0, 1, 5])
+        return ([title] + table + [summary(comparison, strict: strict)] + regressedDescriptions(comparison))
             .joined(separator: "\n")
     }
 

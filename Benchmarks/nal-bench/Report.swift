@@ -25,18 +25,7 @@ enum Report {
                 result.isReference ? scenario.map { String(format: "%+.0f ns", $0.p50 - result.p50) } ?? "" : "",
             ])
         }
-        let widths = header.indices.map { column in
-            ([header] + rows).map { $0[column].count }.max() ?? 0
-        }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { column, cell in
-                column == 0
-                    ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-                    : String(repeating: " ", count: widths[column] - cell.count) + cell
-            }.joined(separator: "  ")
-        }
-        let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")
-        return ([line(header), rule] + rows.map(line)).joined(separator: "\n")
+        return TextTable.lines(header: header, rows: rows, leftAligned: [0]).joined(separator: "\n")
     }
 
     /// The table as Markdown, one row per scenario and reference, for a pull request.
