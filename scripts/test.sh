@@ -108,7 +108,6 @@ swift build -c release --product nal-bench
 # moves it: nal-bench --quick --save-baseline Benchmarks/Baselines/main.json
 "$(swift build -c release --show-bin-path)/nal-bench" --quick --check \
     --compare Benchmarks/Baselines/main.json --metric allocations --strict
-python3 scripts/lib/bench_ab.py --self-test  # the A/B verdicts of scripts/bench-ab.sh, on made-up rounds
 
 # The heavy measurements have documented scripts; their small variants run here so that they cannot rot.
 echo "== memory bounds (small variant; scripts/memory-bounds.sh for the full one)"

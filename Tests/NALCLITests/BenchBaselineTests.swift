@@ -177,15 +177,6 @@ struct BenchBaselineTests {
         #expect(rows.last?.contains("allocations") == true && !rows.contains { $0.contains(" time ") })
     }
 
-    @Test("the A/B statistics of scripts/bench-ab.sh pass their self-test")
-    func abStatistics() async throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("scripts/lib/bench_ab.py")
-        let result = try await CLIProcessTests.run(executable: "/usr/bin/env", ["python3", script.path, "--self-test"])
-        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
-        #expect(result.standardOutput.contains("bench_ab self-test: ok"))
-    }
-
     @Test("usage errors of the baseline options exit 2, a missing baseline before anything runs")
     func usage() async throws {
         let missing = try await bench(["--compare", folder.appendingPathComponent("none.json").path])

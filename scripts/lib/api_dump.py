@@ -7,6 +7,7 @@
                                   as the compiler prints it (default values, global actors and attribute arguments,
                                   which the digester leaves out)
   api_dump.py compare OLD NEW     prints the added, removed and changed declarations; exits 1 when there are any
+  api_dump.py --self-test         checks pruning and comparison on made-up declarations (a suite test runs it)
 """
 import glob
 import json
@@ -105,8 +106,43 @@ def declarations(root):
     return found
 
 
+def self_test():
+    """Pruning and comparison on made-up digester output: what a change of this script must not break."""
+    def declaration(name, usr, text, **facts):
+        return {"kind": "Var", "name": name, "printedName": name, "usr": usr, **facts,
+                "children": [{"kind": "TypeNominal", "name": "Int", "printedName": "Swift.Int", "usr": "s:Si"}]}
+
+    def root(*declarations):
+        return {"kind": "Root", "name": "M", "printedName": "M", "children": [
+            {"kind": "TypeDecl", "name": "T", "printedName": "T", "usr": "s:1M1TV", "children": list(declarations)}]}
+
+    texts = {"s:a": "var a: Int", "s:b": "var b: Int = 1"}
+    base = prune(root(declaration("a", "s:a", ""), declaration("b", "s:b", "")), texts)
+    failures = []
+    moved = prune(root(declaration("b", "s:b", "", isFromExtension=True), declaration("a", "s:a", "")), texts)
+    if moved != base:
+        failures.append("moving a member into an extension, or reordering, changed the pruned API")
+    hidden = prune(root(declaration("a", "s:a", ""), declaration("b", "s:b", ""),
+                        declaration("p", "s:p", "", isInternal=True)), texts)
+    if hidden != base:
+        failures.append("a package declaration reached the pruned API")
+    old, new = declarations(base), declarations(prune(root(declaration("a", "s:a", ""), declaration("b", "s:b", "")),
+                                                       {**texts, "s:b": "var b: Int = 2"}))
+    if old == new or old.keys() != new.keys():
+        failures.append("a changed default value was not a change of the same declaration")
+    renamed = declarations(prune(root(declaration("a", "s:a", ""), declaration("c", "s:c", "")), texts))
+    if "s:b#Var" not in old.keys() - renamed.keys() or "s:c#Var" not in renamed.keys() - old.keys():
+        failures.append("a rename was not a removal and an addition")
+    for failure in failures:
+        print(f"api_dump self-test: FAIL {failure}")
+    print("api_dump self-test: " + ("failed" if failures else "ok"))
+    return 1 if failures else 0
+
+
 def main():
     command = sys.argv[1] if len(sys.argv) > 1 else ""
+    if command == "--self-test":
+        return self_test()
     if command == "prune" and len(sys.argv) in (4, 5):
         with open(sys.argv[2]) as raw:
             root = json.load(raw)["ABIRoot"]
