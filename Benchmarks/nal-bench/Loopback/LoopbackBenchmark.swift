@@ -161,7 +161,7 @@ enum LoopbackBenchmark {
                     let response = try await client.request(target)
                     guard !response.data.isEmpty else { throw URLError(.badServerResponse) }
                 },
-            ]
+            ] + (HandOffFloor().map { floor in [Contender(name: "hand-off floor") { await floor.call() }] } ?? [])
         #else
             return []
         #endif
@@ -304,6 +304,16 @@ enum LoopbackBenchmark {
                 String(
                     format: "  CurlTransport client CPU ÷ curl CLI's          %5.2f  (target ≤ 1.50)",
                     ratio(cpu, bare, cli)))
+        }
+        if let cli = contenders.firstIndex(of: "curl CLI"), let floor = contenders.firstIndex(of: "hand-off floor") {
+            // Per round: what the transport costs beyond the two hand-offs any non-blocking design pays.
+            func beyondFloor(_ values: [[Double]]) -> Double {
+                median(zip(zip(values[bare], values[floor]), values[cli]).map { ($0.0 - $0.1) / $1 })
+            }
+            lines.append(
+                String(
+                    format: "  the same less the hand-off floor: time %5.2f, CPU %5.2f (floor: %.1f µs, %.1f µs CPU)",
+                    beyondFloor(sequential), beyondFloor(cpu), median(sequential[floor]) / 1000, median(cpu[floor])))
         }
         lines.append(
             String(
