@@ -11,7 +11,8 @@ package struct FuzzTarget: Sendable {
     package let check: @Sendable (Data) throws -> Void
 }
 
-/// Every parser NAL runs on untrusted text, with the properties that must hold for any input.
+/// Every parser NAL runs on untrusted text, with the properties that must hold for any input. A target whose check
+/// reaches unsafe pointers also goes in `needs_asan` of `scripts/fuzz.sh`, which then never runs it without ASan.
 package enum FuzzTargets {
     package static let all: [FuzzTarget] = [
         FuzzTarget(name: "tail", check: { try StubbingFuzzChecks.tail($0) }),

@@ -18,4 +18,19 @@ struct ScriptSelfTests {
         #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
         #expect(result.standardOutput.contains(success))
     }
+
+    /// `scripts/fuzz.sh` never fuzzes a target that reaches unsafe pointers without ASan, which alone checks their
+    /// bounds in a release build; it refuses before building anything.
+    @Test(
+        "fuzz.sh refuses to run the unsafe-pointer targets without ASan",
+        arguments: ["server-sent-events", "encoders", "all"])
+    func fuzzNeedsAddressSanitizer(target: String) async throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/fuzz.sh").path
+        let result = try await CLIProcessTests.run(
+            executable: "/usr/bin/env", ["NAL_FUZZ_SANITIZER=none", "bash", script, target, "1"])
+        #expect(result.status == 64, "\(result.standardOutput)\n\(result.standardError)")
+        #expect(result.standardError.contains("only ASan checks"))
+        #expect(!result.standardOutput.contains("== build"))
+    }
 }
