@@ -30,10 +30,7 @@ enum CallRace {
                 finish.resume(.failure(error))
             }
         }
-        let timer = Task {
-            guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
-            finish.resume(.failure(onDeadline))
-        }
+        let timer = DeadlineTimer(deadline) { finish.resume(.failure(onDeadline)) }
         let outcome = await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in finish.wait(continuation) }
         } onCancel: {

@@ -3,10 +3,7 @@
 enum BodyDeadline {
     static func enforce(_ deadline: ContinuousClock.Instant, on body: StreamedBody, with error: NALError) {
         let channel = body.channel
-        let timer = Task {
-            guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
-            channel.stop(with: error)
-        }
+        let timer = DeadlineTimer(deadline) { channel.stop(with: error) }
         channel.whenEnded { _ in timer.cancel() }
     }
 }
