@@ -49,7 +49,7 @@ struct SoakReport {
     /// traffic.
     static let descriptorSlack = 8
     static let threadSlack = 8
-    /// How much the last fifth's peak RSS may exceed the second fifth's.
+    /// How much the last fifth's peak RSS may exceed the first fifth's.
     static let growthBound = 0.10
     /// Heap blocks per call that NAL may leave beyond what a bare URLSession leaves.
     static let leakBound = 0.5
@@ -62,15 +62,20 @@ struct SoakReport {
     let final: SoakSample
     let bare: SoakReference.Rate
     let nal: SoakReference.Rate
+    /// Whether NAL's leak is judged against the bare URLSession's (whose FoundationNetworking the client shares) or
+    /// against none (a transport without FoundationNetworking underneath must leave nothing).
+    let sharesFoundationNetworking: Bool
     let gatesResidentMemory: Bool
+    /// Whether this process can count heap blocks (glibc, no sanitizer); without it the leak is not measured.
+    let countsAllocations: Bool
 
     /// Whether descriptors and threads in `sample` are back to what `idle` had, within the slack.
     static func isBack(_ sample: SoakSample, to idle: SoakSample) -> Bool {
         sample.descriptors <= idle.descriptors + descriptorSlack && sample.threads <= idle.threads + threadSlack
     }
 
-    /// Blocks per call that NAL leaves beyond what the bare URLSession leaves.
-    var nalLeak: Double { nal.blocksPerCall - bare.blocksPerCall }
+    /// Blocks per call that NAL leaves beyond what the bare URLSession leaves (or at all, over CurlTransport).
+    var nalLeak: Double { nal.blocksPerCall - (sharesFoundationNetworking ? bare.blocksPerCall : 0) }
 
     /// The samples of one fifth of the run.
     private func fifth(_ index: Int) -> ArraySlice<SoakSample> {
@@ -80,10 +85,10 @@ struct SoakReport {
     }
 
     private var warmed: (rss: Int, descriptors: Int, threads: Int) {
-        let second = fifth(1)
+        let first = fifth(0)
         return (
-            second.map(\.residentBytes).max() ?? 0, second.map(\.descriptors).max() ?? 0,
-            second.map(\.threads).max() ?? 0
+            first.map(\.residentBytes).max() ?? 0, first.map(\.descriptors).max() ?? 0,
+            first.map(\.threads).max() ?? 0
         )
     }
 
@@ -96,8 +101,17 @@ struct SoakReport {
 
     var lost: Int { tally.started - tally.ended }
 
+    /// Calls that ended with an error that is not a `NALError`.
+    var untyped: Int { tally.outcomes.filter { $0.key.hasPrefix("untyped") }.values.reduce(0, +) }
+
+    /// Whether every bound could be measured here: without `/proc` or heap counting a bound would pass unseen.
+    var measured: Bool {
+        countsAllocations && idle.descriptors >= 0 && idle.threads >= 0 && final.descriptors >= 0
+            && final.threads >= 0 && samples.allSatisfy { $0.residentBytes > 0 }
+    }
+
     var passed: Bool {
-        samples.count >= 5 && lost == 0 && nalLeak < Self.leakBound
+        measured && samples.count >= 5 && lost == 0 && untyped == 0 && nalLeak < Self.leakBound
             && (!gatesResidentMemory || growth < Self.growthBound)
             && Self.isBack(final, to: idle)
     }
@@ -107,15 +121,17 @@ struct SoakReport {
         var lines = [
             "calls: \(tally.started) started, \(tally.ended) ended, \(lost) lost (bound 0)",
             "outcomes: "
-                + tally.outcomes.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
+                + tally.outcomes.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                + " (\(untyped) not a NALError, bound 0)",
             "peak RSS by fifth: "
                 + (0..<5).map { mib(fifth($0).map(\.residentBytes).max() ?? 0) }.joined(separator: ", "),
             String(
                 format: "heap blocks left per data call: bare URLSession %.2f (%.0f B of RSS), NAL's client %.2f "
-                    + "(%.0f B): NAL adds %.2f (bound %.1f)", bare.blocksPerCall, bare.residentBytesPerCall,
-                nal.blocksPerCall, nal.residentBytesPerCall, nalLeak, Self.leakBound),
+                    + "(%.0f B): NAL adds %.2f (bound %.1f%@)", bare.blocksPerCall, bare.residentBytesPerCall,
+                nal.blocksPerCall, nal.residentBytesPerCall, nalLeak, Self.leakBound,
+                sharesFoundationNetworking ? "" : "; CurlTransport shares nothing of URLSession, so all of it counts"),
             String(
-                format: "RSS growth from the second fifth to the last: %.1f %% (%@)", growth * 100,
+                format: "RSS growth from the first fifth to the last (peaks): %.1f %% (%@)", growth * 100,
                 gatesResidentMemory
                     ? String(format: "bound %.0f %%", Self.growthBound * 100)
                     : "not gated: FoundationNetworking's own leak, above, grows it; NAL_SOAK_GATE_RSS=1 gates it"),
@@ -124,6 +140,9 @@ struct SoakReport {
             "threads: \(idle.threads) idle before the traffic, \(warmed.threads) at most under load after warm-up, "
                 + "\(final.threads) idle at the end (bound idle + \(Self.threadSlack))",
         ]
+        if !measured {
+            lines.append("not measured here (no /proc, or heap blocks cannot be counted): the bounds cannot be checked")
+        }
         lines.append(passed ? "soak: ok" : "soak: FAIL")
         return lines.joined(separator: "\n")
     }

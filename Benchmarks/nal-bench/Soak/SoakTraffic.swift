@@ -16,6 +16,9 @@ struct SoakTraffic: Sendable {
         var requestType: RequestType = .plain
         var needsToken = false
         var timeout: TimeInterval? { 10 }
+        /// Every call races a deadline timer that is almost always cancelled: the heap-block bound sees whether a
+        /// cancelled one keeps memory.
+        var totalTimeout: TimeInterval? { 60 }
         var accessTokenType: AccessTokenType { needsToken ? .bearer : .none }
     }
 
@@ -25,6 +28,7 @@ struct SoakTraffic: Sendable {
     let client: Client<Endpoint>
     /// The token the middleware sends; a refresh makes it right, and the soak makes it stale again now and then.
     let token = Locked("stale")
+    let deadlines = SoakDeadlines()
 
     init(base: URL, workspace: URL, upload: URL, transport: any Transport) {
         self.base = base
@@ -55,7 +59,7 @@ struct SoakTraffic: Sendable {
             call.cancel()
         }
         // A call that never ends is lost: it stays counted as started, and the worker goes on without it.
-        if let outcome = await Self.outcome(of: call, within: Self.callDeadline) { tally.ended(outcome) }
+        if let outcome = await outcome(of: call, within: Self.callDeadline) { tally.ended(outcome) }
     }
 
     /// How long any call may take, retries and reconnections included (each attempt times out after 10 s): 120 s,
@@ -64,21 +68,19 @@ struct SoakTraffic: Sendable {
         ProcessInfo.processInfo.environment["NAL_SOAK_CALL_DEADLINE_MS"].flatMap { Int64($0) } ?? 120_000)
 
     /// `call`'s outcome, or `nil` when it has not ended within `deadline` (it is then cancelled, so that a lost call
-    /// holds no worker's place). The timer of a call that ends is cancelled, so that it keeps no memory for the rest
-    /// of its deadline.
-    private static func outcome(of call: Task<String, Never>, within deadline: Duration) async -> String? {
+    /// holds no worker's place).
+    private func outcome(of call: Task<String, Never>, within deadline: Duration) async -> String? {
         let first = Locked<CheckedContinuation<String?, Never>?>(nil)
         return await withCheckedContinuation { continuation in
             first.withLock { $0 = continuation }
             let resume = { @Sendable (outcome: String?) in first.withLock { $0.take() }?.resume(returning: outcome) }
-            let timer = Task {
-                guard (try? await Task.sleep(for: deadline)) != nil else { return }
+            let watch = deadlines.watch(until: .now + deadline) {
                 resume(nil)
                 call.cancel()
             }
             Task {
                 let outcome = await call.value
-                timer.cancel()
+                deadlines.end(watch)
                 resume(outcome)
             }
         }
