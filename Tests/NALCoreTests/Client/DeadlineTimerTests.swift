@@ -21,6 +21,16 @@ struct DeadlineTimerTests {
         #expect(fired >= .milliseconds(150))
     }
 
+    @Test("a deadline whole seconds away is not cut to its fraction: 1.05 s has not fired 300 ms in")
+    func wholeSecondsCount() async throws {
+        let fired = Atomic<Bool>(false)
+        let timer = DeadlineTimer(.now + .milliseconds(1_050)) { fired.store(true, ordering: .relaxed) }
+        try await Task.sleep(for: .milliseconds(300))
+        timer.cancel()
+        let ran = fired.load(ordering: .relaxed)
+        #expect(!ran)
+    }
+
     @Test("a cancelled timer never runs its action")
     func cancelledNeverFires() async throws {
         let fired = Atomic<Bool>(false)
