@@ -1,3 +1,4 @@
+import CMallocCounter
 import Foundation
 import NALCore
 import NALLogging
@@ -175,6 +176,8 @@ enum LoopbackBenchmark {
         var sequential = Array(repeating: [Double](), count: contenders.count)
         var throughput = Array(repeating: [Double](), count: contenders.count)
         var cpu = Array(repeating: [Double](), count: contenders.count)
+        // Heap allocations per sequential call, the whole process's (the event loop's thread included).
+        var allocations = Array(repeating: [Double](), count: contenders.count)
         do {
             for contender in contenders {
                 if let batch = contender.batch {
@@ -191,7 +194,9 @@ enum LoopbackBenchmark {
                     if let batch = contenders[index].batch {
                         overhead = try await batch(options.sequential, nil).overhead
                     } else {
+                        let before = nal_malloc_count()
                         for _ in 0..<options.sequential { try await contenders[index].fetch() }
+                        allocations[index].append(Double(nal_malloc_count() - before) / Double(options.sequential))
                     }
                     sequential[index].append(
                         Double((clock.now - start - overhead).nanoseconds) / Double(options.sequential))
@@ -219,7 +224,7 @@ enum LoopbackBenchmark {
         print(
             report(
                 contenders: contenders.map(\.name), sequential: sequential, throughput: throughput, cpu: cpu,
-                options: options))
+                allocations: allocations, options: options))
         return 0
     }
 
@@ -257,7 +262,8 @@ enum LoopbackBenchmark {
     }
 
     static func report(
-        contenders: [String], sequential: [[Double]], throughput: [[Double]], cpu: [[Double]], options: Options
+        contenders: [String], sequential: [[Double]], throughput: [[Double]], cpu: [[Double]],
+        allocations: [[Double]], options: Options
     ) -> String {
         let connections = options.connectionsPerHost.map(String.init) ?? "default (6)"
         var lines = [
@@ -265,7 +271,7 @@ enum LoopbackBenchmark {
                 + "\(options.concurrent) calls with \(options.inFlight) in flight; httpMaximumConnectionsPerHost "
                 + "\(connections)",
             "contender             sequential µs/call  vs data(for:)   concurrent calls/s  vs data(for:)  "
-                + "client CPU µs/call  vs data(for:)",
+                + "client CPU µs/call  vs data(for:)  mallocs/call",
         ]
         for index in contenders.indices {
             let sequentialRatio = median(zip(sequential[index], sequential[0]).map { $0 / $1 })
@@ -277,7 +283,9 @@ enum LoopbackBenchmark {
                         format: "  %18.1f  %+12.1f%%  %18.0f  %+12.1f%%  %18.1f  %+12.1f%%",
                         median(sequential[index]) / 1000, (sequentialRatio - 1) * 100,
                         median(throughput[index]), (throughputRatio - 1) * 100,
-                        median(cpu[index]), (cpuRatio - 1) * 100))
+                        median(cpu[index]), (cpuRatio - 1) * 100)
+                    + (allocations[index].isEmpty
+                        ? "             -" : String(format: "  %12.0f", median(allocations[index]))))
         }
         lines += targets(contenders: contenders, sequential: sequential, throughput: throughput, cpu: cpu)
         return lines.joined(separator: "\n")
