@@ -18,7 +18,8 @@ declare -A allowed=(
     # DownloadJob, ProgressReporter, MultipartEncoder, FileAccess: StubTransport is a second Transport and runs
     # stubbed downloads, uploads and progress through the same machinery as URLSessionTransport, so that a stubbed
     # transfer behaves as a real one. DisplayText: URLs in messages, shortened and redacted as NALCore shows them.
-    [Sources/NALStubbing]="StubSessionSeam StubSessionProtocol DownloadJob ProgressReporter MultipartEncoder FileAccess DisplayText"
+    # DeadlineTimer: a stubbed request's timeouts, on a timer whose cancellation frees it at once.
+    [Sources/NALStubbing]="StubSessionSeam StubSessionProtocol DownloadJob ProgressReporter MultipartEncoder FileAccess DisplayText DeadlineTimer"
     # Nothing: the command line uses the modules' public API, as a user's program would.
     [Sources/NALCommandLine]=""
     # Nothing: the executable only calls NALCommandLine.

@@ -80,7 +80,13 @@ enum SoakRun {
         let reference = SoakReference(url: options.url, calls: 20_000, concurrency: options.concurrency)
         let fast = options.url.appendingPathComponent("fast")
         let bare = URLSession(configuration: .ephemeral)
-        let bareRate = await reference.rate { _ = try? await bare.data(for: URLRequest(url: fast)) }
+        // Over CurlTransport nothing of URLSession's is subtracted, and its calls would only raise the heap's
+        // high-water mark that the RSS bound starts from.
+        let overCurl = ProcessInfo.processInfo.environment["NAL_SOAK_TRANSPORT"] == "curl"
+        let bareRate =
+            overCurl
+            ? SoakReference.Rate(blocksPerCall: 0, residentBytesPerCall: 0)
+            : await reference.rate { _ = try? await bare.data(for: URLRequest(url: fast)) }
         let nalRate = await reference.rate { await traffic.fastCall() }
         let tally = SoakTally()
         // Descriptors and threads when nothing is in flight, before the traffic: what the end must come back to.
@@ -141,7 +147,6 @@ enum SoakRun {
             try? await Task.sleep(for: .milliseconds(500))
             final = SoakSample.now()
         }
-        let overCurl = ProcessInfo.processInfo.environment["NAL_SOAK_TRANSPORT"] == "curl"
         let report = SoakReport(
             tally: tally.snapshot(), samples: samples.withLock { $0 }, idle: idle, final: final, bare: bareRate,
             nal: nalRate, sharesFoundationNetworking: !overCurl,

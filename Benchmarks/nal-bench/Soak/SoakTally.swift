@@ -53,6 +53,9 @@ struct SoakReport {
     static let growthBound = 0.10
     /// Heap blocks per call that NAL may leave beyond what a bare URLSession leaves.
     static let leakBound = 0.5
+    /// The outcome of a call that reached its total timeout (a minute, against a server that answers in
+    /// milliseconds): it hung, and only the timeout ended it.
+    static let hung = "hung (total timeout)"
 
     let tally: SoakTally.Snapshot
     let samples: [SoakSample]
@@ -77,11 +80,12 @@ struct SoakReport {
     /// Blocks per call that NAL leaves beyond what the bare URLSession leaves (or at all, over CurlTransport).
     var nalLeak: Double { nal.blocksPerCall - (sharesFoundationNetworking ? bare.blocksPerCall : 0) }
 
-    /// The samples of one fifth of the run.
+    /// The samples of one fifth of the run; the last fifth runs to the last sample.
     private func fifth(_ index: Int) -> ArraySlice<SoakSample> {
         let size = max(1, samples.count / 5)
         let start = min(samples.count - 1, index * size)
-        return samples[max(0, start)..<min(samples.count, max(start + 1, (index + 1) * size))]
+        let end = index == 4 ? samples.count : min(samples.count, max(start + 1, (index + 1) * size))
+        return samples[max(0, start)..<end]
     }
 
     private var warmed: (rss: Int, descriptors: Int, threads: Int) {
@@ -99,7 +103,8 @@ struct SoakReport {
         return warm > 0 ? Double(lastPeak - warm) / Double(warm) : 0
     }
 
-    var lost: Int { tally.started - tally.ended }
+    /// Calls that never ended, and calls that only their total timeout ended.
+    var lost: Int { tally.started - tally.ended + (tally.outcomes[Self.hung] ?? 0) }
 
     /// Calls that ended with an error that is not a `NALError`.
     var untyped: Int { tally.outcomes.filter { $0.key.hasPrefix("untyped") }.values.reduce(0, +) }
@@ -119,17 +124,21 @@ struct SoakReport {
     var text: String {
         let mib = { (bytes: Int) in String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
         var lines = [
-            "calls: \(tally.started) started, \(tally.ended) ended, \(lost) lost (bound 0)",
+            "calls: \(tally.started) started, \(tally.ended) ended, \(lost) lost or hung (bound 0)",
             "outcomes: "
                 + tally.outcomes.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
                 + " (\(untyped) not a NALError, bound 0)",
             "peak RSS by fifth: "
                 + (0..<5).map { mib(fifth($0).map(\.residentBytes).max() ?? 0) }.joined(separator: ", "),
-            String(
-                format: "heap blocks left per data call: bare URLSession %.2f (%.0f B of RSS), NAL's client %.2f "
-                    + "(%.0f B): NAL adds %.2f (bound %.1f%@)", bare.blocksPerCall, bare.residentBytesPerCall,
-                nal.blocksPerCall, nal.residentBytesPerCall, nalLeak, Self.leakBound,
-                sharesFoundationNetworking ? "" : "; CurlTransport shares nothing of URLSession, so all of it counts"),
+            sharesFoundationNetworking
+                ? String(
+                    format: "heap blocks left per data call: bare URLSession %.2f (%.0f B of RSS), NAL's client %.2f "
+                        + "(%.0f B): NAL adds %.2f (bound %.1f)", bare.blocksPerCall, bare.residentBytesPerCall,
+                    nal.blocksPerCall, nal.residentBytesPerCall, nalLeak, Self.leakBound)
+                : String(
+                    format: "heap blocks left per data call by NAL's client over CurlTransport: %.2f (%.0f B of RSS; "
+                        + "bound %.1f, nothing of URLSession's underneath to subtract)", nal.blocksPerCall,
+                    nal.residentBytesPerCall, Self.leakBound),
             String(
                 format: "RSS growth from the first fifth to the last (peaks): %.1f %% (%@)", growth * 100,
                 gatesResidentMemory

@@ -17,7 +17,8 @@ struct SoakTraffic: Sendable {
         var needsToken = false
         var timeout: TimeInterval? { 10 }
         /// Every call races a deadline timer that is almost always cancelled: the heap-block bound sees whether a
-        /// cancelled one keeps memory.
+        /// cancelled one keeps memory. The fault server answers in milliseconds, so a call that reaches it hung:
+        /// the report counts it with the lost ones.
         var totalTimeout: TimeInterval? { 60 }
         var accessTokenType: AccessTokenType { needsToken ? .bearer : .none }
     }
@@ -170,7 +171,7 @@ struct SoakTraffic: Sendable {
         switch error {
         case .transport(let urlError): "transport(\(urlError.code.rawValue))"
         case .cancelled: "cancelled"
-        case .timedOut: "timedOut"
+        case .timedOut(let failure): failure.limit == .total ? SoakReport.hung : "timedOut"
         case .unacceptableStatusCode(let response): "status \(response.statusCode)"
         case .tokenRefreshFailed: "tokenRefreshFailed"
         case .file: "file"

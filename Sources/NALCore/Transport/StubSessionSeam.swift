@@ -15,7 +15,8 @@ import NALSupport
 ///
 /// Beyond this seam, NALStubbing uses a short list of NALCore's transfer machinery, because `StubTransport` is a
 /// second `Transport` whose stubbed downloads, uploads and progress must behave as real ones: `DownloadJob`,
-/// `ProgressReporter`, `MultipartEncoder` and `FileAccess`, and `DisplayText` for URLs in messages.
+/// `ProgressReporter`, `MultipartEncoder` and `FileAccess`, `DisplayText` for URLs in messages, and `DeadlineTimer` for
+/// a stubbed request's timeouts.
 /// `scripts/check-seams.sh` (run by `scripts/test.sh`) fails when any module uses a package type not listed for it.
 package enum StubSessionSeam {
     /// The header that marks a request from `URLSessionTransport` in a stub session.

@@ -15,7 +15,7 @@ final class StubWatchdog: Sendable {
     private let url: URL?
     private let idle: TimeInterval
     private let total: TimeInterval
-    private let timers = Locked<[Task<Void, Never>]>([])
+    private let timers = Locked<[DeadlineTimer]>([])
 
     init(_ output: ProtocolOutput, url: URL?, idle: TimeInterval, total: TimeInterval) {
         self.output = output
@@ -24,18 +24,14 @@ final class StubWatchdog: Sendable {
         self.total = total
     }
 
-    /// Starts the timers; when one fires, the request fails and `task` is cancelled.
+    /// Starts the timers; when one fires, the request fails and `task` is cancelled. `DeadlineTimer`, not a
+    /// sleeping task: almost every timer is cancelled, and a cancelled sleep keeps its memory until its deadline.
     func arm(cancelling task: Task<Void, Never>) {
-        var timers: [Task<Void, Never>] = []
+        var timers: [DeadlineTimer] = []
         for (seconds, untilResponse) in [(idle, true), (total, false)]
         where seconds.isFinite && seconds > 0 && seconds <= RequestOptions.maximumTimeout {
             timers.append(
-                Task { [output, url] in
-                    do {
-                        try await Task.sleep(for: .milliseconds(Int64((seconds * 1000).rounded(.up))))
-                    } catch {
-                        return
-                    }
+                DeadlineTimer(.now + .milliseconds(Int64((seconds * 1000).rounded(.up)))) { [output, url] in
                     guard !untilResponse || !output.hasResponse else { return }
                     var userInfo: [String: Any] = [
                         NSLocalizedDescriptionKey: "the stubbed request timed out after \(seconds) s"
