@@ -67,7 +67,9 @@ enum SoakRun {
     }
 
     static func run(_ options: Options) async -> Int32 {
-        BenchLogging.setUp()
+        let log = SoakLogCounter()
+        LoggingSystem.bootstrap(
+            sinks: [log], configuration: (try? LogConfiguration.parse("*=debug")) ?? LogConfiguration())
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("nal-soak-\(getpid())")
         try? FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: workspace) }
@@ -152,6 +154,7 @@ enum SoakRun {
             nal: nalRate, sharesFoundationNetworking: !overCurl,
             gatesResidentMemory: overCurl || ProcessInfo.processInfo.environment["NAL_SOAK_GATE_RSS"] != nil,
             countsAllocations: nal_malloc_counting_available() != 0)
+        print("log entries written (every level, counted, not kept): \(log.count)")
         print(report.text)
         return report.passed ? 0 : 1
     }

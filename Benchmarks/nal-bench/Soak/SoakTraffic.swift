@@ -180,9 +180,9 @@ struct SoakTraffic: Sendable {
     }
 
     /// Empties the fault server's journal, which would otherwise grow with every call of a long soak.
+    /// Through the soak's own client: over CurlTransport, a URLSession call here would add FoundationNetworking's
+    /// four heap blocks per request to what the bounds read as NAL's.
     func forgetJournal() async {
-        var request = URLRequest(url: base.appendingPathComponent("_journal"))
-        request.httpMethod = "DELETE"
-        _ = try? await URLSession.shared.data(for: request)
+        _ = try? await client.request(Endpoint(baseURL: base, path: "_journal", method: .delete))
     }
 }
