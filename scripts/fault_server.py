@@ -14,6 +14,9 @@ these paths (query parameters in brackets):
   /fast                     a small 200 at once
   /hold                     [ms=300] [key=K]: a 200 after MS milliseconds
   /drip                     [bytes=20] [interval_ms=100]: one byte per interval, with a Content-Length
+  /gated                    key=K [first=4] [rest=4]: FIRST bytes "a", then waits (up to 20 s) until /_open?key=K,
+                            then REST bytes "b"; "T" instead when nobody opened it in time. A client that hands over
+                            the first bytes as they arrive can open the gate from them; one that buffers cannot.
   /close-mid-body           [length=1000] [send=100]: announces length bytes, sends some, closes
   /close-soon               [ms=300]: a whole 200 that keeps the connection alive by every sign, then closes it
                             ms later without reading another request (a keep-alive timeout racing the next call)
@@ -51,6 +54,7 @@ these paths (query parameters in brackets):
                             gets N+1 to 5, and one with 5 a 204; [script=retry] [retry_ms=300]: `retry:` and event 1,
                             a drop, event 2, a drop, then 204; [script=endless] [interval_ms=20] [key=K]: an event
                             every interval until the client closes; [script=plain]: a text/plain body
+  /_open                    key=K: opens /gated's gate for K
   /_holds                   [key=K]: {"peak": most requests of K held at once, "connections": distinct client ports,
                             "requests": how many}
   /_sse_closed              [key=K]: {"closedAt": seconds since the epoch when the endless stream K saw its close,
@@ -481,6 +485,13 @@ class MultipartSink:
 
 HOLDS = {}
 HOLD_LOCK = threading.Lock()
+GATES = {}
+GATE_LOCK = threading.Lock()
+
+
+def gate(key):
+    with GATE_LOCK:
+        return GATES.setdefault(key, threading.Event())
 SSE_CLOSED = {}
 SSE_CLIENT_PORT = {}
 SSE_LOCK = threading.Lock()
@@ -571,6 +582,10 @@ def handle(sock, request, connection=None):
             body = json.dumps({"closedAt": SSE_CLOSED.get(key), "clientPort": SSE_CLIENT_PORT.get(key)}).encode()
         respond(sock, 200, body, content_type="application/json")
         return True
+    if path == "/_open":
+        gate(request.arg("key", "")).set()
+        respond(sock, 200, b"open")
+        return True
     if path == "/_holds":
         with HOLD_LOCK:
             entry = HOLDS.get(request.arg("key", ""), {"open": 0, "peak": 0, "ports": set(), "requests": 0})
@@ -659,6 +674,12 @@ def handle(sock, request, connection=None):
         for _ in range(count):
             time.sleep(interval)
             sock.sendall(b"*")
+    elif path == "/gated":
+        first = request.int_arg("first", 4)
+        rest = request.int_arg("rest", 4)
+        sock.sendall(head(200, [("Content-Type", "text/plain"), ("Content-Length", str(first + rest))]) + b"a" * first)
+        opened = gate(request.arg("key", "")).wait(20)
+        sock.sendall((b"b" if opened else b"T") * rest)
     elif path == "/close-soon":
         respond(sock, 200, b"ok")
         time.sleep(request.int_arg("ms", 300) / 1000)
