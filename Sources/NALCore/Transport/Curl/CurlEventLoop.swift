@@ -50,22 +50,19 @@
 
         /// Queues `transfer` to start.
         func start(_ transfer: CurlTransfer) {
-            // Weak: a transfer's closures must not keep it, or the loop, alive.
-            transfer.requestResume = { [weak self, weak transfer] in
-                guard let self, let transfer else { return }
-                queue.withLock { $0.resumes.append(transfer) }
-                _ = nal_curl_multi_wakeup(multi)
-            }
-            transfer.requestStop = { [weak self, weak transfer] in
-                guard let self, let transfer else { return }
-                stop(transfer)
-            }
+            transfer.eventLoop = self
             let refused = queue.withLock { queue -> Bool in
                 guard !queue.shuttingDown else { return true }
                 queue.commands.append(transfer)
                 return false
             }
             if refused { transfer.finish(.failure(.cancelled)) }
+            _ = nal_curl_multi_wakeup(multi)
+        }
+
+        /// Queues `transfer`, paused while its stream's consumer was behind, to receive again.
+        func resume(_ transfer: CurlTransfer) {
+            queue.withLock { $0.resumes.append(transfer) }
             _ = nal_curl_multi_wakeup(multi)
         }
 
@@ -103,7 +100,7 @@
                     transfer.finish(.failure(.cancelled))
                     transfer.failStream(.cancelled)
                 }
-                for transfer in resumes { resume(transfer) }
+                for transfer in resumes { resumeNow(transfer) }
                 if shuttingDown, running.isEmpty { break }
                 var active: Int32 = 0
                 _ = nal_curl_multi_perform(multi, &active)
@@ -136,7 +133,7 @@
         }
 
         /// Lets a paused transfer receive again; libcurl may hand it the bytes it held at once.
-        private func resume(_ transfer: CurlTransfer) {
+        private func resumeNow(_ transfer: CurlTransfer) {
             guard let handle = transfer.handle, running[handle] != nil, transfer.isPaused else { return }
             transfer.resumeReceiving()
             _ = nal_curl_easy_pause(handle, CurlValue.resume)
@@ -154,20 +151,25 @@
         private func endIdleTransfers() -> Int {
             let now = ContinuousClock.now
             var wait = Duration.milliseconds(Self.longestWait)
-            // A paused transfer waits for its consumer, which is not idleness.
-            for transfer in Array(running.values) where !transfer.isPaused {
+            // A paused transfer waits for its consumer, which is not idleness. Not a copy of the running transfers
+            // on every wake-up: only the idle ones are collected, then removed.
+            var idle: [CurlTransfer] = []
+            for transfer in running.values where !transfer.isPaused {
                 let deadline = transfer.lastActivity + transfer.idleTimeout
                 if deadline <= now {
-                    let seconds =
-                        Double(transfer.idleTimeout.components.seconds)
-                        + Double(transfer.idleTimeout.components.attoseconds) / 1e18
-                    let failure = NALError.timedOut(TimeoutFailure(limit: .idle, seconds: seconds, url: transfer.url))
-                    transfer.finish(.failure(failure))
-                    transfer.failStream(failure)
-                    remove(transfer)
+                    idle.append(transfer)
                 } else {
                     wait = min(wait, deadline - now)
                 }
+            }
+            for transfer in idle {
+                let seconds =
+                    Double(transfer.idleTimeout.components.seconds)
+                    + Double(transfer.idleTimeout.components.attoseconds) / 1e18
+                let failure = NALError.timedOut(TimeoutFailure(limit: .idle, seconds: seconds, url: transfer.url))
+                transfer.finish(.failure(failure))
+                transfer.failStream(failure)
+                remove(transfer)
             }
             let milliseconds = wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000
             return Int(max(1, milliseconds))

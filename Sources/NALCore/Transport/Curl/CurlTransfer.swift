@@ -41,10 +41,9 @@
         private var writer: StreamedBody.Writer?
         /// The consumer is behind: libcurl holds the bytes until `resumeReceiving()`; idle time does not count.
         private(set) var isPaused = false
-        /// Asks the event loop to resume the transfer, from any thread (set by the loop when it starts it).
-        var requestResume: (@Sendable () -> Void)?
-        /// Asks the event loop to stop the transfer, from any thread.
-        var requestStop: (@Sendable () -> Void)?
+        /// The event loop that runs the transfer, set when it starts it; a streamed body asks it, from any thread, to
+        /// resume or stop the transfer. Weak: a transfer must not keep its loop alive.
+        weak var eventLoop: CurlEventLoop?
         /// The byte counts libcurl last reported, to tell activity from a quiet transfer.
         private var counted: (sent: Int64, received: Int64) = (0, 0)
         /// Why a callback stopped the transfer, reported instead of libcurl's generic write error.
@@ -334,8 +333,11 @@
             guard let response = head.response(for: url) else { return }
             let (body, writer) = StreamedBody.makeStream()
             self.writer = writer
-            let stop = requestStop
-            writer.onCancel { stop?() }
+            // Weak: the stream's consumer must not keep the transfer, or the loop, alive.
+            writer.onCancel { [weak eventLoop, weak self] in
+                guard let eventLoop, let self else { return }
+                eventLoop.stop(self)
+            }
             finish(.success(Reply(response: response, data: Data(), stream: body)))
         }
 
@@ -345,10 +347,10 @@
             guard writer.isActive else { return 0 }
             if writer.isFull {
                 isPaused = true
-                let resume = requestResume
-                Task {
+                Task { [weak eventLoop, weak self] in
                     await writer.awaitCapacity()
-                    resume?()
+                    guard let eventLoop, let self else { return }
+                    eventLoop.resume(self)
                 }
                 return Self.pauseWriting
             }
