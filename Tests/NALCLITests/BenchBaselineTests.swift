@@ -88,9 +88,16 @@ struct BenchBaselineTests {
         try editBaseline(path) { scenarios in
             scenarios["prepare.plain"]?.merge(["median": 1.0, "p25": 1.0, "p75": 1.0, "p90": 1.0]) { $1 }
         }
-        let slower = try await bench([
+        // The time rule calls a difference noise when it is within the two runs' own spread: on a loaded machine one
+        // run of a few rounds can be that noisy even against 1 ns. Noise passes; a broken rule fails all three.
+        var slower = try await bench([
             "--filter", "^prepare\\.plain$", "--compare", path, "--metric", "time", "--format", "markdown",
         ])
+        for _ in 0..<2 where slower.status == 0 && slower.standardOutput.contains("≈ within noise") {
+            slower = try await bench([
+                "--filter", "^prepare\\.plain$", "--compare", path, "--metric", "time", "--format", "markdown",
+            ])
+        }
         #expect(slower.status == 1, "\(slower.standardOutput)\n\(slower.standardError)")
         #expect(slower.standardOutput.contains("| `prepare.plain` | time | 1 ns |"))
         #expect(slower.standardOutput.contains("**▲ regression**"))
