@@ -52,6 +52,36 @@ struct BenchBaselineTests {
         #expect(!more.standardOutput.contains("log.disabled (allocations)"))
     }
 
+    @Test(
+        "--strict: one allocation more or less in a counted batch of 64 is unchanged (CI counted 22.98 against 23); a tenth per op is an improvement to save"
+    )
+    func countingNoise() async throws {
+        try #require(BenchProcessTests.mustCountAllocations, "allocations are not countable in this build")
+        let path = try await saveBaseline("^log\\.enabled$")
+        let arguments = [
+            "--filter", "^log\\.enabled$", "--compare", path, "--metric", "allocations", "--strict",
+        ]
+        let counted = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+                as? [String: Any])
+        let saved = try #require(
+            ((counted["scenarios"] as? [String: Any])?["log.enabled"] as? [String: Any])?["mallocsPerOp"] as? Double)
+
+        for offset in [1.0 / 64, -1.0 / 64] {
+            try editBaseline(path) { $0["log.enabled"]?["mallocsPerOp"] = saved + offset }
+            let result = try await bench(arguments)
+            #expect(result.status == 0, "baseline \(saved + offset): \(result.standardOutput)")
+            #expect(result.standardOutput.contains("= unchanged"), "\(result.standardOutput)")
+        }
+        // The build counts a tenth of an allocation per op fewer than the baseline: saved again, or --strict fails.
+        try editBaseline(path) { $0["log.enabled"]?["mallocsPerOp"] = saved + 0.1 }
+        let improved = try await bench(arguments)
+        #expect(improved.status == 1, "\(improved.standardOutput)")
+        #expect(
+            improved.standardOutput.contains("The baseline is out of date (--strict): log.enabled (▼ improvement)"),
+            "\(improved.standardOutput)")
+    }
+
     @Test("a scenario gated above its reference keeps that count in the baseline, and compares it")
     func aboveReference() async throws {
         try #require(BenchProcessTests.mustCountAllocations, "allocations are not countable in this build")

@@ -82,7 +82,31 @@ def baseline(test_filter, timeout, known):
     return known[test_filter]
 
 
+def check_list(listing):
+    """Without building: every row's text occurs exactly once in its file and the mutant differs from it, so that a
+    list gone stale after a refactor fails at once (CI runs this) rather than at the next full mutation run."""
+    os.environ.pop("NAL_MUTATION_FROM", None)
+    problems = 0
+    rows = list(mutations(listing, ""))
+    for number, file, original, replacement, _, why, _ in rows:
+        try:
+            with open(file) as handle:
+                count = handle.read().count(original)
+        except OSError as error:
+            print(f"{listing}:{number}: {file}: {error.strerror}", file=sys.stderr)
+            problems += 1
+            continue
+        if count != 1 or original == replacement:
+            what = "the mutant is the original" if original == replacement else f"the text occurs {count} times"
+            print(f"{listing}:{number}: {what} in {file} ({why})", file=sys.stderr)
+            problems += 1
+    print(f"{len(rows)} mutations listed, {problems} stale")
+    sys.exit(2 if problems else 0)
+
+
 def main():
+    if sys.argv[1] == "--check-list":
+        check_list(sys.argv[2])
     listing, scratch, timeout, pattern = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     os.chdir(scratch)
     caught, survived, broken = [], [], []
