@@ -47,6 +47,27 @@
         }
 
         @Test(
+            "a call's handle leaves libcurl before the call returns, succeeded, failed or cancelled: nothing waits for its idle timeout",
+            .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+        func handlesLeaveWithTheirCalls() async throws {
+            let transport = try CurlTransport()
+            let client = Client<TestEndpoint>(transport: transport)
+            for _ in 0..<3 {
+                #expect(try await client.request(FaultServer.endpoint("fast")).string() == "fast")
+                #expect(transport.transfersInLibcurl == 0)
+            }
+            await #expect(throws: NALError.self) { try await client.request(FaultServer.endpoint("status/500")) }
+            #expect(transport.transfersInLibcurl == 0)
+
+            let slow = Task { try await client.request(FaultServer.endpoint("delay", query: ["ms": 20_000])) }
+            // Cancelled once it is in libcurl's hands (or earlier, on a loaded machine: then it never gets there).
+            for _ in 0..<100 where transport.transfersInLibcurl == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            slow.cancel()
+            _ = await slow.result
+            #expect(transport.transfersInLibcurl == 0)
+        }
+
+        @Test(
             "without a cookie storage, a cookie the server sets is neither kept nor sent",
             .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
         func noCookiesByDefault() async throws {

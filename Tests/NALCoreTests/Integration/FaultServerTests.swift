@@ -456,6 +456,32 @@ struct FaultServerTimeoutTests {
         #expect(duration < Timing.bound(.milliseconds(300)))
     }
 
+    /// Each call keeps its own idle deadline: a call with a short one, started while a call with a long one waits on
+    /// the same transport, still ends at its own. Decided by outcome: if it were missed, the short call would get
+    /// its 3 s response.
+    @Test("a 0.3 s call ends at its idle deadline, not with its 3 s response, while a 30 s call waits beside it")
+    func idleDeadlinesPerCall() async throws {
+        let key = UUID().uuidString
+        let client = self.client
+        let waiting = Task {
+            try await client.request(FaultServer.endpoint("gated", query: ["key": .string(key)], timeout: 30))
+        }
+        // Time for the long call to start first. On a loaded machine it may start later: the check is then weaker,
+        // never wrong.
+        try await Task.sleep(for: .milliseconds(500))
+        do throws(NALError) {
+            let response = try await client.request(FaultServer.endpoint("delay", query: ["ms": 3000], timeout: 0.3))
+            Issue.record("the 0.3 s call outlived its idle timeout: \(response.statusCode)")
+        } catch {
+            guard case .timedOut(let timeout) = error, timeout.limit == .idle else {
+                Issue.record("expected an idle timeout, got \(error)")
+                return
+            }
+        }
+        _ = try await client.request(FaultServer.endpoint("_open", query: ["key": .string(key)]))
+        #expect(try await waiting.value.string() == "aaaabbbb")
+    }
+
     @Test("a server dripping a byte every 100 ms keeps the idle timeout alive but hits the total timeout")
     func dripAgainstTotalTimeout() async throws {
         // 1.6 s of bytes 100 ms apart outlast a 0.9 s idle timeout that each byte restarts; the margin (0.8 s)

@@ -2,18 +2,35 @@
     import CCurl
     import Foundation
     import NALLogging
+    import Synchronization
 
     /// The thread that drives libcurl's multi interface for one `CurlTransport`: it adds and removes handles, runs
     /// `curl_multi_perform`, hands finished transfers their result, and ends transfers that have been idle too long.
     ///
-    /// Everything libcurl is told happens on this thread; other threads only queue commands and wake it with
-    /// `curl_multi_wakeup`. It waits in `curl_multi_poll`, never on a Swift task's thread.
+    /// Everything libcurl is told happens on this thread; other threads only queue commands, and wake it with
+    /// `curl_multi_wakeup` when it waits. It waits in `curl_multi_poll`, never on a Swift task's thread.
+    ///
+    /// Its own work per round grows with what happened in it, not with how many transfers run: finished calls are
+    /// resumed together once libcurl has let go of their handles, and the running transfers are scanned for
+    /// idleness only when the earliest idle deadline has come.
     final class CurlEventLoop: @unchecked Sendable {
         private struct Queue: Sendable {
             var commands: [CurlTransfer] = []
             var stops: [CurlTransfer] = []
             var resumes: [CurlTransfer] = []
             var shuttingDown = false
+            /// The loop is in, or about to enter, `curl_multi_poll`: the next command must wake it. Otherwise it
+            /// takes the command on its next round, and a wake-up would cost a write and a spurious round.
+            var loopIsWaiting = false
+
+            /// No command waits (shutting down is a state the loop has read, not a command).
+            var isEmpty: Bool { commands.isEmpty && stops.isEmpty && resumes.isEmpty }
+
+            /// Whether the command just queued must wake the loop; only the first command of a wait does.
+            mutating func needsWakeUp() -> Bool {
+                defer { loopIsWaiting = false }
+                return loopIsWaiting
+            }
         }
 
         // @unchecked: `multi` is used by the loop thread only, apart from `curl_multi_wakeup`, which libcurl allows
@@ -23,6 +40,13 @@
         /// The transfers whose handles are in the multi handle, by handle; holding them here keeps the pointers the
         /// callbacks use valid.
         private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+        /// No running transfer can be idle past its timeout before this instant: activity only moves a deadline
+        /// later, so the running transfers are scanned again only then (or `nil`: none to watch). The loop's alone.
+        private var nextIdleCheck: ContinuousClock.Instant?
+        /// How many handles are in the multi handle, for any thread to read.
+        private let handlesInLibcurl = Atomic<Int>(0)
+        /// The transfers libcurl reported done in one round, kept to reuse the storage.
+        private var done: [(transfer: CurlTransfer, code: Int32)] = []
 
         /// The longest `curl_multi_poll` wait, so that idle deadlines are checked even when nothing happens.
         private static let longestWait = 250
@@ -48,36 +72,45 @@
             _ = nal_curl_multi_cleanup(multi)
         }
 
+        /// How many transfers libcurl holds now: a call's handle leaves before the call returns.
+        var transfersInLibcurl: Int { handlesInLibcurl.load(ordering: .relaxed) }
+
         /// Queues `transfer` to start.
         func start(_ transfer: CurlTransfer) {
             transfer.eventLoop = self
-            let refused = queue.withLock { queue -> Bool in
-                guard !queue.shuttingDown else { return true }
+            let (refused, wake) = queue.withLock { queue -> (Bool, Bool) in
+                guard !queue.shuttingDown else { return (true, queue.needsWakeUp()) }
                 queue.commands.append(transfer)
-                return false
+                return (false, queue.needsWakeUp())
             }
             if refused { transfer.finish(.failure(.cancelled)) }
-            _ = nal_curl_multi_wakeup(multi)
+            if wake { _ = nal_curl_multi_wakeup(multi) }
         }
 
         /// Queues `transfer`, paused while its stream's consumer was behind, to receive again.
         func resume(_ transfer: CurlTransfer) {
-            queue.withLock { $0.resumes.append(transfer) }
-            _ = nal_curl_multi_wakeup(multi)
+            command { $0.resumes.append(transfer) }
         }
 
         /// Queues `transfer` to be removed; it then ends with `.cancelled`, unless it had ended already.
         func stop(_ transfer: CurlTransfer) {
-            queue.withLock { $0.stops.append(transfer) }
-            _ = nal_curl_multi_wakeup(multi)
+            command { $0.stops.append(transfer) }
         }
 
         /// Ends the loop once the transfers still running have ended (a streamed body may outlive its transport, as
         /// with URLSession's `finishTasksAndInvalidate`); no new transfer starts. The thread then frees libcurl's
         /// handles.
         func shutDown() {
-            queue.withLock { $0.shuttingDown = true }
-            _ = nal_curl_multi_wakeup(multi)
+            command { $0.shuttingDown = true }
+        }
+
+        /// Queues a command, and wakes the loop if it waits.
+        private func command(_ add: (inout Queue) -> Void) {
+            let wake = queue.withLock { queue in
+                add(&queue)
+                return queue.needsWakeUp()
+            }
+            if wake { _ = nal_curl_multi_wakeup(multi) }
         }
 
         // MARK: Loop thread
@@ -85,6 +118,7 @@
         private func run() {
             while true {
                 let (starts, stops, resumes, shuttingDown) = queue.withLock { queue in
+                    queue.loopIsWaiting = false
                     defer {
                         queue.commands = []
                         queue.stops = []
@@ -104,14 +138,23 @@
                 if shuttingDown, running.isEmpty { break }
                 var active: Int32 = 0
                 _ = nal_curl_multi_perform(multi, &active)
-                var done = nal_curl_done()
-                while nal_curl_multi_next_done(multi, &done) != 0 {
-                    guard let easy = done.easy, let transfer = running[easy] else { continue }
-                    transfer.complete(code: done.result)
-                    remove(transfer)
+                var message = nal_curl_done()
+                while nal_curl_multi_next_done(multi, &message) != 0 {
+                    guard let easy = message.easy, let transfer = running[easy] else { continue }
+                    done.append((transfer, message.result))
                 }
+                // libcurl's work for every finished transfer first, then the callers together: the first resumed
+                // call wakes a pool thread, and the others find it awake.
+                for (transfer, _) in done { remove(transfer) }
+                for (transfer, code) in done { transfer.complete(code: code) }
+                done.removeAll(keepingCapacity: true)
                 // With nothing running there is no deadline to check: libcurl's own timers, or a command, wake it.
                 let wait = running.isEmpty ? Self.waitWhenIdle : endIdleTransfers()
+                let mayWait = queue.withLock { queue in
+                    queue.loopIsWaiting = queue.isEmpty
+                    return queue.loopIsWaiting
+                }
+                guard mayWait else { continue }
                 var ready: Int32 = 0
                 _ = nal_curl_multi_poll(multi, Int32(wait), &ready)
             }
@@ -130,36 +173,49 @@
                 return transfer.finish(.failure(.transport(CurlCode.urlError(2, url: transfer.url))))
             }
             running[handle] = transfer
+            handlesInLibcurl.add(1, ordering: .relaxed)
+            watchIdleness(from: transfer.lastActivity, of: transfer)
+        }
+
+        /// Brings the next idle scan forward to when `transfer`, last active at `instant`, may be idle too long.
+        private func watchIdleness(from instant: ContinuousClock.Instant, of transfer: CurlTransfer) {
+            let deadline = instant + transfer.idleTimeout
+            if nextIdleCheck.map({ deadline < $0 }) ?? true { nextIdleCheck = deadline }
         }
 
         /// Lets a paused transfer receive again; libcurl may hand it the bytes it held at once.
         private func resumeNow(_ transfer: CurlTransfer) {
             guard let handle = transfer.handle, running[handle] != nil, transfer.isPaused else { return }
             transfer.resumeReceiving()
+            watchIdleness(from: transfer.lastActivity, of: transfer)
             _ = nal_curl_easy_pause(handle, CurlValue.resume)
         }
 
         /// Takes the transfer's handle out of the multi handle and frees it. The callbacks cannot run for it again.
         private func remove(_ transfer: CurlTransfer) {
             guard let handle = transfer.handle, running.removeValue(forKey: handle) != nil else { return }
+            handlesInLibcurl.subtract(1, ordering: .relaxed)
             _ = nal_curl_multi_remove_handle(multi, handle)
             transfer.release()
         }
 
         /// Fails the transfers that have been idle past their timeout; returns how long to wait for the next
-        /// deadline, in milliseconds.
+        /// deadline, in milliseconds. The running transfers are scanned only once the earliest deadline the last scan
+        /// found has come: until then none can have passed its own.
         private func endIdleTransfers() -> Int {
             let now = ContinuousClock.now
-            var wait = Duration.milliseconds(Self.longestWait)
-            // A paused transfer waits for its consumer, which is not idleness. Not a copy of the running transfers
-            // on every wake-up: only the idle ones are collected, then removed.
+            let longest = Duration.milliseconds(Self.longestWait)
+            if let next = nextIdleCheck, next > now { return Self.milliseconds(min(longest, next - now)) }
+            nextIdleCheck = nil
+            // A paused transfer waits for its consumer, which is not idleness; it is watched again when it resumes.
+            // Not a copy of the running transfers: only the idle ones are collected, then removed.
             var idle: [CurlTransfer] = []
             for transfer in running.values where !transfer.isPaused {
                 let deadline = transfer.lastActivity + transfer.idleTimeout
                 if deadline <= now {
                     idle.append(transfer)
                 } else {
-                    wait = min(wait, deadline - now)
+                    watchIdleness(from: transfer.lastActivity, of: transfer)
                 }
             }
             for transfer in idle {
@@ -171,6 +227,11 @@
                 transfer.failStream(failure)
                 remove(transfer)
             }
+            return Self.milliseconds(min(longest, nextIdleCheck.map { $0 - now } ?? longest))
+        }
+
+        /// A wait in whole milliseconds for `curl_multi_poll`, at least 1.
+        private static func milliseconds(_ wait: Duration) -> Int {
             let milliseconds = wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000
             return Int(max(1, milliseconds))
         }

@@ -93,6 +93,10 @@
             loop.shutDown()
         }
 
+        /// How many transfers libcurl holds now: a call's handle, and what it holds, leaves libcurl before the call
+        /// returns or throws. For tests.
+        package var transfersInLibcurl: Int { loop.transfersInLibcurl }
+
         private static func loadLibrary() throws(NALError) {
             guard let failure = nal_curl_load() else { return }
             throw .transportUnavailable(String(cString: failure))
