@@ -32,6 +32,9 @@ def mutations(path, pattern):
             tries = 1
             if " @" in test_filter:
                 test_filter, count = test_filter.rsplit(" @", 1)
+                if not count.isdigit():
+                    print(f"{path}:{number}: ' @N' needs a number of runs, found '{count}'", file=sys.stderr)
+                    sys.exit(2)
                 tries = max(1, int(count))
             yield number, file, unescape(original), unescape(replacement), test_filter, why, tries
 
@@ -88,7 +91,10 @@ def check_list(listing):
     os.environ.pop("NAL_MUTATION_FROM", None)
     problems = 0
     rows = list(mutations(listing, ""))
-    for number, file, original, replacement, _, why, _ in rows:
+    for number, file, original, replacement, test_filter, why, _ in rows:
+        if "curl:" in test_filter[1:]:
+            print(f"{listing}:{number}: 'curl:' starts a filter or is not there ({test_filter})", file=sys.stderr)
+            problems += 1
         try:
             with open(file) as handle:
                 count = handle.read().count(original)

@@ -47,7 +47,7 @@
         }
 
         @Test(
-            "a call's handle leaves libcurl before the call returns, succeeded, failed or cancelled: nothing waits for its idle timeout",
+            "a call's handle leaves libcurl before the call returns, succeeded, failed, timed out or cancelled",
             .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
         func handlesLeaveWithTheirCalls() async throws {
             let transport = try CurlTransport()
@@ -58,6 +58,10 @@
             }
             await #expect(throws: NALError.self) { try await client.request(FaultServer.endpoint("status/500")) }
             #expect(transport.transfersInLibcurl == 0)
+            await #expect(throws: NALError.self) {
+                try await client.request(FaultServer.endpoint("delay", query: ["ms": 3000], timeout: 0.2))
+            }
+            #expect(transport.transfersInLibcurl == 0, "a call ended by its idle timeout is still in libcurl")
 
             let slow = Task { try await client.request(FaultServer.endpoint("delay", query: ["ms": 20_000])) }
             // Cancelled once it is in libcurl's hands (or earlier, on a loaded machine: then it never gets there).
@@ -65,6 +69,54 @@
             slow.cancel()
             _ = await slow.result
             #expect(transport.transfersInLibcurl == 0)
+        }
+
+        @Test(
+            "a transport let go ends its event loop at once: right after a call, and when a body it streamed ends later",
+            .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+        func loopEndsWithItsTransport() async throws {
+            // A loop that missed its shutdown waits 60 s in curl_multi_poll before it looks again.
+            func expectEnded(_ loop: () -> AnyObject?, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+                for _ in 0..<500 where loop() != nil { try await Task.sleep(for: .milliseconds(10)) }
+                #expect(loop() == nil, "the event loop outlived its transport by 5 s", sourceLocation: sourceLocation)
+            }
+            for _ in 0..<5 {
+                weak var loop: AnyObject?
+                do {
+                    let transport = try CurlTransport()
+                    loop = transport.eventLoop
+                    _ = try await Client<TestEndpoint>(transport: transport).request(FaultServer.endpoint("fast"))
+                }
+                try await expectEnded { loop }
+            }
+
+            // A streamed body outlives its transport: the loop must end when the body does.
+            let key = FaultServer.probe()
+            let (stream, streamingLoop, transportGone) = try await Self.streamWithoutTransport(
+                FaultServer.endpoint("gated", query: ["key": .string(key), "first": 4, "rest": 4]))
+            #expect(transportGone(), "the test holds the transport: it cannot check what happens without it")
+            var body = Data()
+            for try await chunk in stream {
+                body.append(chunk)
+                if body.count == 4 {
+                    _ = try await Client<TestEndpoint>(transport: try CurlTransport()).request(
+                        FaultServer.endpoint("_open", query: ["key": .string(key)]))
+                }
+            }
+            #expect(String(decoding: body, as: UTF8.self) == "aaaabbbb")
+            try await expectEnded(streamingLoop)
+        }
+
+        /// Starts streaming `endpoint` over a transport that nothing references once this returns; with functions
+        /// that say whether the transport and its loop are still alive.
+        static func streamWithoutTransport(
+            _ endpoint: TestEndpoint
+        ) async throws -> (ResponseStream, loop: () -> AnyObject?, transportGone: () -> Bool) {
+            let transport = try CurlTransport()
+            weak let loop = transport.eventLoop
+            weak let weakTransport = transport
+            let stream = try await Client<TestEndpoint>(transport: transport).stream(endpoint)
+            return (stream, { loop }, { weakTransport == nil })
         }
 
         @Test(

@@ -23,7 +23,7 @@
             /// takes the command on its next round, and a wake-up would cost a write and a spurious round.
             var loopIsWaiting = false
 
-            /// No command waits (shutting down is a state the loop has read, not a command).
+            /// No command waits. Shutting down is not counted: `shutDown()` always wakes the loop.
             var isEmpty: Bool { commands.isEmpty && stops.isEmpty && resumes.isEmpty }
 
             /// Whether the command just queued must wake the loop; only the first command of a wait does.
@@ -101,7 +101,9 @@
         /// with URLSession's `finishTasksAndInvalidate`); no new transfer starts. The thread then frees libcurl's
         /// handles.
         func shutDown() {
-            command { $0.shuttingDown = true }
+            // Always a wake-up: a loop in the middle of a round read the flag before it was set, and would wait.
+            queue.withLock { $0.shuttingDown = true }
+            _ = nal_curl_multi_wakeup(multi)
         }
 
         /// Queues a command, and wakes the loop if it waits.
@@ -149,6 +151,8 @@
                 for (transfer, code) in done { transfer.complete(code: code) }
                 done.removeAll(keepingCapacity: true)
                 // With nothing running there is no deadline to check: libcurl's own timers, or a command, wake it.
+                // Shutting down, the last transfer just ended: the next round ends the loop, with no wait first.
+                if shuttingDown, running.isEmpty { continue }
                 let wait = running.isEmpty ? Self.waitWhenIdle : endIdleTransfers()
                 let mayWait = queue.withLock { queue in
                     queue.loopIsWaiting = queue.isEmpty
@@ -219,13 +223,14 @@
                 }
             }
             for transfer in idle {
+                // Out of libcurl's hands before the caller hears of the end, as for a stop.
+                remove(transfer)
                 let seconds =
                     Double(transfer.idleTimeout.components.seconds)
                     + Double(transfer.idleTimeout.components.attoseconds) / 1e18
                 let failure = NALError.timedOut(TimeoutFailure(limit: .idle, seconds: seconds, url: transfer.url))
                 transfer.finish(.failure(failure))
                 transfer.failStream(failure)
-                remove(transfer)
             }
             return Self.milliseconds(min(longest, nextIdleCheck.map { $0 - now } ?? longest))
         }

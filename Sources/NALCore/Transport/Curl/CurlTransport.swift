@@ -97,6 +97,9 @@
         /// returns or throws. For tests.
         package var transfersInLibcurl: Int { loop.transfersInLibcurl }
 
+        /// The event loop, for tests to watch it end (weakly) once the transport is gone.
+        package var eventLoop: AnyObject { loop }
+
         private static func loadLibrary() throws(NALError) {
             guard let failure = nal_curl_load() else { return }
             throw .transportUnavailable(String(cString: failure))
