@@ -1,9 +1,11 @@
 # Shared by the measurement scripts: `source scripts/bench-common.sh`, then call the functions below.
 
-# Sets BENCH to the release nal-bench, or exits with advice when it has not been built.
+# Sets BENCH to the release nal-bench, built from the sources first, or exits when it does not build.
 require_bench() {
+    # Built here, so that no script measures a nal-bench older than the sources; seconds when it is up to date.
+    swift build -c release --product nal-bench > /dev/null 2>&1 \
+        || { echo "Error: nal-bench does not build: swift build -c release --product nal-bench" >&2; exit 1; }
     BENCH="$(swift build -c release --show-bin-path)/nal-bench"
-    [[ -x "$BENCH" ]] || { echo "Error: build nal-bench first: swift build -c release --product nal-bench" >&2; exit 1; }
 }
 
 # start_server SCRIPT: runs a standard-library Python server of scripts/ on a free port, sets PORT, and stops it

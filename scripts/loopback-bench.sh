@@ -7,7 +7,7 @@
 #   scripts/loopback-bench.sh --quick          the small variant CI runs (it checks the scenario still works)
 #   scripts/loopback-bench.sh --connections 16 any option of `nal-bench loopback`
 #
-# Needs a release build of nal-bench (`swift build -c release --product nal-bench`).
+# Builds the release nal-bench first (a no-op when it is up to date).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

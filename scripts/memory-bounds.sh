@@ -8,7 +8,7 @@
 #                                      the time, which a loaded machine can stretch (a call that read the whole body
 #                                      instead of failing would break the memory bound anyway)
 #
-# Needs a release build of nal-bench (`swift build -c release --product nal-bench`). Exits 1 if a bound is broken.
+# Builds the release nal-bench first (a no-op when it is up to date). Exits 1 if a bound is broken.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -20,7 +20,7 @@
 # A call that never ends is counted lost after its deadline, and the whole run is killed 10 minutes after its time
 # (exit 124), so that a hang fails instead of stalling CI.
 #
-# Needs a release build of nal-bench (`swift build -c release --product nal-bench`). Exits 1 if a bound is broken.
+# Builds the release nal-bench first (a no-op when it is up to date). Exits 1 if a bound is broken.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MINUTES=${1:-1}

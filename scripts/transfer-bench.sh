@@ -17,7 +17,7 @@
 #   scripts/transfer-bench.sh           the full measurement (1 GiB, 5 throughput rounds)
 #   scripts/transfer-bench.sh --quick   the small variant CI runs (128 MiB, 64 MB stub, 2 rounds)
 #
-# Needs a release build of nal-bench (`swift build -c release --product nal-bench`). Exits 1 if a bound is broken.
+# Builds the release nal-bench first (a no-op when it is up to date). Exits 1 if a bound is broken.
 # The quick variant gates only what no scheduler can move (memory bounds, the bytes arriving whole) and reports the
 # throughput ratio without gating it: two rounds of 128 MiB on a shared machine are noise, not a measurement.
 set -euo pipefail
