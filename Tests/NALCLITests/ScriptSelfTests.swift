@@ -33,4 +33,17 @@ struct ScriptSelfTests {
         #expect(result.standardError.contains("only ASan checks"))
         #expect(!result.standardOutput.contains("== build"))
     }
+
+    @Test(
+        "fuzz.sh refuses a NAL_FUZZ_TIMEOUT that is not a whole number of seconds, before building",
+        arguments: ["0", "-5", "1.5", "ten"])
+    func fuzzTimeoutChecked(value: String) async throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/fuzz.sh").path
+        let result = try await CLIProcessTests.run(
+            executable: "/usr/bin/env", ["NAL_FUZZ_TIMEOUT=\(value)", "bash", script, "link", "1"])
+        #expect(result.status == 64, "\(result.standardOutput)\n\(result.standardError)")
+        #expect(result.standardError.contains("NAL_FUZZ_TIMEOUT is a number of seconds"))
+        #expect(!result.standardOutput.contains("== build"))
+    }
 }
