@@ -490,6 +490,18 @@ struct FaultServerTimeoutTests {
         }
     }
 
+    /// Decided by outcome: held back until the first call's head arrives (10 s), the second call would reach its
+    /// 5 s idle timeout; it needs milliseconds.
+    @Test("a call to a host whose only connection waits for a head does not wait with it: a fresh transport")
+    func secondCallNotHeldBack() async throws {
+        let client = Client<TestEndpoint>(transport: TestTransports.make())
+        let first = Task { try await client.request(FaultServer.endpoint("delay", query: ["ms": 10_000])) }
+        defer { first.cancel() }
+        try await Task.sleep(for: .milliseconds(100))
+        let second = try await client.request(FaultServer.endpoint("fast", timeout: 5))
+        #expect(second.string() == "fast")
+    }
+
     @Test("a server dripping a byte every 100 ms keeps the idle timeout alive but hits the total timeout")
     func dripAgainstTotalTimeout() async throws {
         // 1.6 s of bytes 100 ms apart outlast a 0.9 s idle timeout that each byte restarts; the margin (0.8 s)

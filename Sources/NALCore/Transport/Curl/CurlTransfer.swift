@@ -141,8 +141,10 @@
             try set(.verifyHost, 2)
             if let certificateAuthorities { try set(.certificateAuthorityFile, certificateAuthorities) }
             try set(.tcpKeepAlive, 1)
-            // A burst of calls to an HTTP/2 host waits to share the first connection instead of opening more.
-            try set(.pipeWait, 1)
+            // A burst of calls to an HTTP/2 host waits to share the first connection instead of opening more. Only
+            // over https, the one place HTTP/2 is offered (ALPN): on plain http, libcurl 7.88 holds a call to a host
+            // with no open connection yet until the first call to it has ended.
+            if url.scheme?.lowercased() == "https" { try set(.pipeWait, 1) }
             try set(.httpVersion, nal_curl_supports_http2() != 0 ? CurlValue.http2OverTLS : CurlValue.http11)
             // Every encoding this libcurl decodes is offered, and the body is inflated before the limit counts it.
             try set(.acceptEncoding, "")
