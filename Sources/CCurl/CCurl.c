@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CCurl.h"
 
 #include <dlfcn.h>
@@ -213,3 +214,6 @@ int nal_curl_multi_next_done(void *multi, nal_curl_done *done) {
     }
     return 0;
 }
+
+// Names the calling thread as the system shows it (at most 15 bytes); a GNU extension, hence here rather than in Swift.
+void nal_name_current_thread(const char *name) { (void)pthread_setname_np(pthread_self(), name); }

@@ -71,6 +71,23 @@
             #expect(transport.transfersInLibcurl == 0)
         }
 
+        @Test("the event loop's thread is named nal.curl where the system shows it (top -H, perf, /proc)")
+        func loopThreadNamed() async throws {
+            func named() -> Int {
+                let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+                return tasks.filter { task in
+                    (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
+                        .trimmingCharacters(in: .whitespacesAndNewlines) == "nal.curl"
+                }.count
+            }
+            let transport = try CurlTransport()
+            // The thread names itself when it starts. Other tests' loops come and go: while this one lives, at
+            // least one thread has the name.
+            for _ in 0..<200 where named() == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(named() >= 1)
+            withExtendedLifetime(transport) {}
+        }
+
         @Test(
             "a transport let go ends its event loop at once: right after a call, and when a body it streamed ends later",
             .enabled(if: FaultServer.url != nil, FaultServer.skipReason))

@@ -48,6 +48,8 @@
         /// The transfers libcurl reported done in one round, kept to reuse the storage.
         private var done: [(transfer: CurlTransfer, code: Int32)] = []
 
+        /// The loop thread's name, as `/proc/<pid>/task/<tid>/comm` shows it.
+        static let threadName = "nal.curl"
         /// The longest `curl_multi_poll` wait, so that idle deadlines are checked even when nothing happens.
         private static let longestWait = 250
         /// The `curl_multi_poll` wait with no transfer running, in milliseconds.
@@ -61,8 +63,13 @@
             _ = nal_curl_multi_setopt_long(multi, CurlMultiOption.pipelining.rawValue, CurlValue.multiplex)
             _ = nal_curl_multi_setopt_long(
                 multi, CurlMultiOption.maximumHostConnections.rawValue, max(1, maximumConnectionsPerHost))
-            let thread = Thread { [self] in run() }
-            thread.name = "nal.curl"
+            let thread = Thread { [self] in
+                // Named from inside: Foundation keeps a name set before start to itself, and `top -H`, `perf` and
+                // debuggers show the thread's name as the system knows it.
+                nal_name_current_thread(Self.threadName)
+                run()
+            }
+            thread.name = Self.threadName
             thread.start()
         }
 
