@@ -47,9 +47,6 @@ int nal_curl_easy_setopt_progress_callback(void *easy, int option, nal_curl_prog
 int nal_curl_easy_setopt_seek_callback(void *easy, int option, nal_curl_seek_callback callback);
 /// Makes libcurl open the handle's sockets with SOCK_CLOEXEC, so that no child process inherits a connection.
 int nal_curl_easy_open_sockets_closed_on_exec(void *easy);
-
-/// Names the calling thread (at most 15 bytes) where `top -H`, `perf` and `/proc/<pid>/task/<tid>/comm` show it.
-void nal_name_current_thread(const char *name);
 int nal_curl_easy_getinfo_long(void *easy, int info, long *value);
 int nal_curl_easy_pause(void *easy, int bitmask);
 const char *nal_curl_easy_strerror(int code);
@@ -67,5 +64,8 @@ int nal_curl_multi_poll(void *multi, int timeout_ms, int *ready);
 int nal_curl_multi_wakeup(void *multi);
 /// Takes the next finished transfer; returns 0 when there is none.
 int nal_curl_multi_next_done(void *multi, nal_curl_done *done);
+
+/// Names the calling thread (at most 15 bytes) where `top -H`, `perf` and `/proc/<pid>/task/<tid>/comm` show it.
+void nal_name_current_thread(const char *name);
 
 #endif

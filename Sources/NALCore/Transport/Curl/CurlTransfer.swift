@@ -143,7 +143,7 @@
             try set(.tcpKeepAlive, 1)
             // A burst of calls to an HTTP/2 host waits to share the first connection instead of opening more. Only
             // over https, the one place HTTP/2 is offered (ALPN): on plain http, libcurl 7.88 holds a call to a host
-            // with no open connection yet until the first call to it has ended.
+            // with no open connection yet until the first call's response head has arrived.
             if url.scheme?.lowercased() == "https" { try set(.pipeWait, 1) }
             try set(.httpVersion, nal_curl_supports_http2() != 0 ? CurlValue.http2OverTLS : CurlValue.http11)
             // Every encoding this libcurl decodes is offered, and the body is inflated before the limit counts it.
