@@ -85,13 +85,11 @@
         /// Queues `transfer` to start.
         func start(_ transfer: CurlTransfer) {
             transfer.eventLoop = self
-            let (refused, wake) = queue.withLock { queue -> (Bool, Bool) in
-                guard !queue.shuttingDown else { return (true, queue.needsWakeUp()) }
-                queue.commands.append(transfer)
-                return (false, queue.needsWakeUp())
+            var refused = false
+            command { queue in
+                if queue.shuttingDown { refused = true } else { queue.commands.append(transfer) }
             }
             if refused { transfer.finish(.failure(.cancelled)) }
-            if wake { _ = nal_curl_multi_wakeup(multi) }
         }
 
         /// Queues `transfer`, paused while its stream's consumer was behind, to receive again.
