@@ -26,6 +26,9 @@ enum LoopbackBenchmark {
         var connectionsPerHost: Int?
         /// `--only NAME,NAME`: these contenders alone (for a profiler); `data(for:)` always runs, as the reference.
         var only: Set<String>?
+        /// `--profile NAME`: that contender's batches with `inFlight` at once, and nothing else (no reference, no
+        /// sequential calls), for `perf stat` and `perf record`; prints its CPU per call each round.
+        var profile: String?
     }
 
     struct Contender: Sendable {
@@ -71,6 +74,10 @@ enum LoopbackBenchmark {
         while let flag = remaining.popFirst() {
             if flag == "--only", let names = remaining.popFirst() {
                 options.only = Set(names.split(separator: ",").map(String.init))
+                continue
+            }
+            if flag == "--profile", let name = remaining.popFirst() {
+                options.profile = name
                 continue
             }
             guard let value = remaining.popFirst(), let number = Int(value), number > 0 else {
@@ -169,6 +176,7 @@ enum LoopbackBenchmark {
     }
 
     static func run(_ options: Options) async -> Int32 {
+        if let name = options.profile { return await profile(name, options) }
         let contenders = contenders(options).filter { contender in
             contender.name == "data(for:)" || options.only.map { $0.contains(contender.name) } ?? true
         }
@@ -225,6 +233,26 @@ enum LoopbackBenchmark {
             report(
                 contenders: contenders.map(\.name), sequential: sequential, throughput: throughput, cpu: cpu,
                 allocations: allocations, options: options))
+        return 0
+    }
+
+    /// Runs one contender's concurrent batches alone, for a profiler.
+    static func profile(_ name: String, _ options: Options) async -> Int32 {
+        guard let contender = contenders(options).first(where: { $0.name == name && $0.batch == nil }) else {
+            FileHandle.standardError.write(Data("Error: no in-process contender named '\(name)'\n".utf8))
+            return 64
+        }
+        do {
+            for round in 1...options.rounds {
+                let cpuStart = processCPUSeconds()
+                try await concurrently(options.concurrent, inFlight: options.inFlight, contender.fetch)
+                let perCall = (processCPUSeconds() - cpuStart) / Double(options.concurrent) * 1e6
+                print(String(format: "%@ round %d: %.1f µs CPU per call", name, round, perCall))
+            }
+        } catch {
+            FileHandle.standardError.write(Data("Error: a loopback request failed: \(error)\n".utf8))
+            return 1
+        }
         return 0
     }
 
