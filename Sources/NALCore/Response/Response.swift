@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
     public import FoundationNetworking
@@ -11,8 +10,9 @@ public struct Response: Sendable {
     public let statusCode: Int
     /// The response headers in name order, with case-insensitive lookup. Built once, on first access: on Linux,
     /// reading `allHeaderFields` converts the whole dictionary, which most callers never need.
-    public var headers: HTTPHeaders { headerCache.headers(of: httpResponse) }
-    private let headerCache = HeaderCache()
+    public var headers: HTTPHeaders { head.headers }
+    /// The head, and what is made of it on first access.
+    private let head: LazyHTTPResponse
     /// The body; empty for a download, whose body is in `fileURL`.
     public let data: Data
     /// Where a download's body was stored: the final file, moved into place. `nil` for other calls, and for a
@@ -20,8 +20,9 @@ public struct Response: Sendable {
     public let fileURL: URL?
     /// The request that was sent (after hooks and middleware).
     public let request: URLRequest
-    /// Foundation's response object.
-    public let httpResponse: HTTPURLResponse
+    /// Foundation's response object. A transport that reads the head itself (`CurlTransport`) makes it on first
+    /// access, once, and every copy of the response shares it.
+    public var httpResponse: HTTPURLResponse { head.response }
     /// When the call started and how long it took; for a streamed response, until its head arrived.
     public let timing: ResponseTiming
     /// The body still arriving, for a response a transport streams (`TransportContext.streamsBody`); `data` is then
@@ -34,18 +35,28 @@ public struct Response: Sendable {
         request: URLRequest, httpResponse: HTTPURLResponse, data: Data, timing: ResponseTiming, fileURL: URL? = nil,
         streamedBody: StreamedBody? = nil
     ) {
+        self.init(
+            request: request, head: LazyHTTPResponse(httpResponse), data: data, timing: timing, fileURL: fileURL,
+            streamedBody: streamedBody)
+    }
+
+    /// Creates a response whose `HTTPURLResponse` is made only when it is read.
+    package init(
+        request: URLRequest, head: LazyHTTPResponse, data: Data, timing: ResponseTiming, fileURL: URL? = nil,
+        streamedBody: StreamedBody? = nil
+    ) {
         self.request = request
-        self.httpResponse = httpResponse
+        self.head = head
         self.data = data
         self.fileURL = fileURL
         self.timing = timing
         self.streamedBody = streamedBody
-        statusCode = httpResponse.statusCode
+        statusCode = head.statusCode
     }
 
     /// This response with `data` as its whole body and no stream.
     package func replacingBody(with data: Data) -> Response {
-        Response(request: request, httpResponse: httpResponse, data: data, timing: timing, fileURL: fileURL)
+        Response(request: request, head: head, data: data, timing: timing, fileURL: fileURL)
     }
 }
 
@@ -60,20 +71,5 @@ public struct ResponseTiming: Sendable, Equatable {
     public init(start: Date, duration: Duration) {
         self.start = start
         self.duration = duration
-    }
-}
-
-/// Response headers built at most once and shared by every copy of the response.
-private final class HeaderCache: Sendable {
-    private final class Built: Sendable {
-        let headers: HTTPHeaders
-        init(_ headers: HTTPHeaders) { self.headers = headers }
-    }
-
-    private let built = AtomicLazyReference<Built>()
-
-    func headers(of response: HTTPURLResponse) -> HTTPHeaders {
-        if let existing = built.load() { return existing.headers }
-        return built.storeIfNil(Built(HTTPHeaders(response))).headers
     }
 }

@@ -39,7 +39,7 @@ public enum RedirectPolicy: Sendable {
     /// origin, or `nil` when the response is not a redirect NAL follows.
     package static func followUp(to request: URLRequest, after response: HTTPURLResponse) -> URLRequest? {
         let status = response.statusCode
-        guard [301, 302, 303, 307, 308].contains(status), let from = request.url,
+        guard isFollowed(status), let from = request.url,
             let location = Self.headerValue("Location", in: response),
             let target = URL(string: location, relativeTo: from)?.absoluteURL,
             let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
@@ -56,6 +56,11 @@ public enum RedirectPolicy: Sendable {
             }
         }
         return strippingCredentials(next, leaving: from)
+    }
+
+    /// Whether a response with `status` is a redirect NAL follows when it has a `Location`: 301, 302, 303, 307, 308.
+    package static func isFollowed(_ status: Int) -> Bool {
+        [301, 302, 303, 307, 308].contains(status)
     }
 
     /// `request` without sensitive headers when its URL is not of the same origin as `origin`.

@@ -445,8 +445,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// framing is consistent, and NAL never sees the compressed bytes. What it can tell is a gzip body shorter than
     /// the smallest complete gzip stream (a 10-byte header, 2 bytes of deflate, an 8-byte trailer).
     static func truncatedGzip(_ response: HTTPURLResponse, url: URL?) -> NALError? {
-        guard response.value(forHTTPHeaderField: "Content-Encoding")?.lowercased().contains("gzip") == true,
-            let length = response.value(forHTTPHeaderField: "Content-Length").flatMap({ Int($0) }),
+        truncatedGzip(
+            contentEncoding: response.value(forHTTPHeaderField: "Content-Encoding"),
+            contentLength: response.value(forHTTPHeaderField: "Content-Length"), url: url)
+    }
+
+    /// The same, from the two fields' values.
+    static func truncatedGzip(contentEncoding: String?, contentLength: String?, url: URL?) -> NALError? {
+        guard contentEncoding?.lowercased().contains("gzip") == true,
+            let length = contentLength.flatMap({ Int($0) }),
             (1..<20).contains(length)
         else { return nil }
         var userInfo: [String: Any] = [

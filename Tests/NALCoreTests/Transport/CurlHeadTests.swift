@@ -16,7 +16,8 @@
         }
 
         static func fields(_ head: CurlHead) -> [String: String] {
-            let response = head.response(for: URL(string: "https://api.example.com/") ?? url)
+            let response = LazyHTTPResponse(head.responseHead(for: URL(string: "https://api.example.com/") ?? url))?
+                .response
             var fields: [String: String] = [:]
             for case (let name as String, let value as String) in response?.allHeaderFields ?? [:] {
                 fields[name] = value

@@ -1,6 +1,5 @@
 #if os(Linux)
     import Foundation
-    import FoundationNetworking
 
     /// A response head assembled from the lines libcurl hands to the header callback: the status line, the fields,
     /// and the empty line that ends them. Interim heads (`100 Continue`, `103 Early Hints`) are dropped.
@@ -62,20 +61,9 @@
             statusCode = parts[1].reduce(0) { $0 * 10 + Int($1 - 0x30) }
         }
 
-        /// The head as Foundation's response, a repeated field's values joined with ", " as URLSession does.
-        func response(for url: URL) -> HTTPURLResponse? {
-            var joined: [String: String] = [:]
-            var names: [String: String] = [:]
-            for (name, value) in fields {
-                let key = name.lowercased()
-                if let existing = names[key] {
-                    joined[existing, default: ""] += ", " + value
-                } else {
-                    names[key] = name
-                    joined[name] = value
-                }
-            }
-            return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: version, headerFields: joined)
+        /// The head as a response of `url`, its fields as they came.
+        func responseHead(for url: URL) -> ResponseHead {
+            ResponseHead(url: url, statusCode: statusCode, version: version, fields: fields)
         }
 
         private static func trimmed(_ bytes: UnsafeRawBufferPointer) -> String {

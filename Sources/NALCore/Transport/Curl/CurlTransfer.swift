@@ -15,7 +15,7 @@
 
         /// What a call gets: the head, and the whole body or (for a streamed call) the body as it arrives.
         struct Reply: Sendable {
-            let response: HTTPURLResponse
+            let head: LazyHTTPResponse
             let data: Data
             let stream: StreamedBody?
         }
@@ -26,6 +26,8 @@
         private(set) var handle: UnsafeMutableRawPointer?
         private var headerList: UnsafeMutableRawPointer?
         private var head = CurlHead()
+        /// The final head, once complete, as the call's response will hold it.
+        private var completedHead: LazyHTTPResponse?
         private var body = Data()
         private(set) var lastActivity = ContinuousClock.now
         /// For a download: where the body goes (the file, or memory for a response that is not the file's), decided
@@ -290,7 +292,7 @@
             }
             if !announcedBody, let progress {
                 announcedBody = true
-                let announced = head.response(for: url)?.expectedContentLength ?? -1
+                let announced = finalHead()?.response.expectedContentLength ?? -1
                 progress.expectReceiving(announced >= 0 ? announced : nil, alreadyReceived: 0)
             }
             body.append(contentsOf: bytes)
@@ -300,7 +302,7 @@
 
         /// Asks `routing` where the body goes; `false` when it failed (the reason is kept for the outcome).
         private func decideRoute(_ routing: any BodyRouting) -> Bool {
-            guard let response = head.response(for: url) else { return true }
+            guard let response = finalHead()?.response else { return true }
             do {
                 let route = try routing.route(for: response)
                 self.route = route
@@ -328,11 +330,20 @@
             return line.count
         }
 
+        /// The final head once it is complete, made once for every use; `nil` before, or when Foundation cannot
+        /// make a response of its URL and status.
+        private func finalHead() -> LazyHTTPResponse? {
+            if let completedHead { return completedHead }
+            guard head.isComplete else { return nil }
+            completedHead = LazyHTTPResponse(head.responseHead(for: url))
+            return completedHead
+        }
+
         // MARK: Streamed bodies (event loop thread)
 
         /// Hands the caller the head and a body that fills as the transfer goes on.
         private func startStream() {
-            guard let response = head.response(for: url) else { return }
+            guard let response = finalHead() else { return }
             let (body, writer) = StreamedBody.makeStream()
             self.writer = writer
             // Weak: the stream's consumer must not keep the transfer, or the loop, alive.
@@ -340,7 +351,7 @@
                 guard let eventLoop, let self else { return }
                 eventLoop.stop(self)
             }
-            finish(.success(Reply(response: response, data: Data(), stream: body)))
+            finish(.success(Reply(head: response, data: Data(), stream: body)))
         }
 
         /// Appends `bytes` to the stream, or pauses the transfer while the consumer is behind (libcurl keeps the
@@ -416,14 +427,14 @@
                 let detail = String(cString: errorBuffer)
                 return finish(.failure(.transport(CurlCode.urlError(code, url: url, detail: detail))))
             }
-            guard head.isComplete, let response = head.response(for: url) else {
+            guard let response = finalHead() else {
                 return finish(.failure(.transport(CurlCode.urlError(8, url: url))))
             }
             // An empty body still decides where it went: an empty download is an empty file.
             if let routing, route == nil, !decideRoute(routing), let stoppedBecause {
                 return finish(.failure(stoppedBecause))
             }
-            finish(.success(Reply(response: response, data: body, stream: nil)))
+            finish(.success(Reply(head: response, data: body, stream: nil)))
         }
 
         private func endStream(_ writer: StreamedBody.Writer, code: Int32) {

@@ -137,7 +137,7 @@
             let reply = try await followingRedirects(sent, upload: upload, exchange)
             if reply.stream == nil { exchange.progress?.complete() }
             return Response(
-                request: reported, httpResponse: reply.response, data: reply.data,
+                request: reported, head: reply.head, data: reply.data,
                 timing: ResponseTiming(start: started.date, duration: .now - started.instant),
                 streamedBody: reply.stream)
         }
@@ -154,7 +154,7 @@
                 var exchange = exchange
                 exchange.routing = job
                 let reply = try await followingRedirects(attempt, upload: nil, exchange)
-                return (reply.response, reply.data)
+                return (reply.head.response, reply.data)
             }
         }
 
@@ -168,13 +168,16 @@
             var redirects = 0
             while true {
                 let reply = try await self.exchange(try withCookies(sent), upload: upload, exchange)
-                storeCookies(of: reply.response, for: sent)
+                storeCookies(of: reply.head, for: sent)
                 // libcurl, like URLSession, hands over a gzip body too short to be one as empty, without an error.
-                if let cutShort = SessionDelegate.truncatedGzip(reply.response, url: sent.url) {
+                if let cutShort = SessionDelegate.truncatedGzip(
+                    contentEncoding: reply.head.value(forField: "Content-Encoding"),
+                    contentLength: reply.head.value(forField: "Content-Length"), url: sent.url)
+                {
                     reply.stream?.stop(with: .cancelled)
                     throw cutShort
                 }
-                guard let next = try followUp(to: sent, after: reply.response) else { return reply }
+                guard let next = try followUp(to: sent, after: reply.head) else { return reply }
                 reply.stream?.stop(with: .cancelled)
                 redirects += 1
                 guard redirects <= Self.maximumRedirects else {
@@ -217,18 +220,21 @@
         }
 
         /// Keeps the cookies `response` sets, as URLSession does with its configuration's storage.
-        private func storeCookies(of response: HTTPURLResponse, for request: URLRequest) {
+        private func storeCookies(of head: LazyHTTPResponse, for request: URLRequest) {
             guard let cookieStorage, request.httpShouldHandleCookies, let url = request.url else { return }
             // HTTPURLResponse has canonicalised the names (HTTP/2's "set-cookie" is "Set-Cookie" here).
-            guard let fields = response.allHeaderFields as? [String: String] else { return }
+            guard let fields = head.response.allHeaderFields as? [String: String] else { return }
             let cookies = HTTPCookie.cookies(withResponseHeaderFields: fields, for: url)
             guard !cookies.isEmpty else { return }
             cookieStorage.setCookies(cookies, for: url, mainDocumentURL: request.mainDocumentURL ?? url)
         }
 
         /// The next request of a redirect chain, checked as any request is, or `nil` to return `response`.
-        private func followUp(to request: URLRequest, after response: HTTPURLResponse) throws(NALError) -> URLRequest? {
-            guard let next = redirectPolicy.nextRequest(after: response, to: request) else { return nil }
+        private func followUp(to request: URLRequest, after head: LazyHTTPResponse) throws(NALError) -> URLRequest? {
+            // Only a redirect's status needs Foundation's response made.
+            guard RedirectPolicy.isFollowed(head.statusCode),
+                let next = redirectPolicy.nextRequest(after: head.response, to: request)
+            else { return nil }
             try URLSessionTransport.checkSendable(next)
             return next
         }

@@ -1,0 +1,76 @@
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    package import FoundationNetworking
+#else
+    package import Foundation
+#endif
+
+/// A response's `HTTPURLResponse` and `HTTPHeaders`, each built at most once, on first access, and shared by every
+/// copy of the `Response`.
+///
+/// Foundation's initialiser costs more than the rest of a fast call's work in NAL (on Linux it capitalises every
+/// field name through `NSString`), and most callers never read the object. A head from a transport keeps its
+/// fields until then; the object made at once holds only the status, so that there is always one to return.
+package final class LazyHTTPResponse: Sendable {
+    private final class BuiltHeaders: Sendable {
+        let headers: HTTPHeaders
+        init(_ headers: HTTPHeaders) { self.headers = headers }
+    }
+
+    package let statusCode: Int
+    /// The head whose fields are not yet in an `HTTPURLResponse`, or `nil` for a response that came ready-made.
+    private let head: ResponseHead?
+    /// The status alone, made at once: the answer should Foundation refuse the fields (corelibs never does).
+    private let statusOnly: HTTPURLResponse
+    private let built = AtomicLazyReference<HTTPURLResponse>()
+    private let builtHeaders = AtomicLazyReference<BuiltHeaders>()
+
+    /// Wraps a response someone already made.
+    package init(_ response: HTTPURLResponse) {
+        statusCode = response.statusCode
+        head = nil
+        statusOnly = response
+        _ = built.storeIfNil(response)
+    }
+
+    /// Keeps `head` until its `HTTPURLResponse` is asked for; `nil` when Foundation cannot make a response of its
+    /// URL and status.
+    package init?(_ head: ResponseHead) {
+        guard
+            let statusOnly = HTTPURLResponse(
+                url: head.url, statusCode: head.statusCode, httpVersion: head.version, headerFields: nil)
+        else { return nil }
+        statusCode = head.statusCode
+        self.head = head
+        self.statusOnly = statusOnly
+    }
+
+    /// Foundation's response, made on first access.
+    package var response: HTTPURLResponse {
+        if let existing = built.load() { return existing }
+        guard let head else { return statusOnly }
+        let made =
+            HTTPURLResponse(
+                url: head.url, statusCode: head.statusCode, httpVersion: head.version, headerFields: head.joinedFields)
+            ?? statusOnly
+        return built.storeIfNil(made)
+    }
+
+    /// Whether `response` has been made: for tests.
+    package var isMade: Bool { built.load() != nil }
+
+    /// The header fields in name order, as `Response.headers` gives them.
+    package var headers: HTTPHeaders {
+        if let existing = builtHeaders.load() { return existing.headers }
+        return builtHeaders.storeIfNil(BuiltHeaders(HTTPHeaders(response))).headers
+    }
+
+    /// The value of the field named `name`, in any letter case, as `HTTPURLResponse.value(forHTTPHeaderField:)`
+    /// gives it, without making the object for it.
+    package func value(forField name: String) -> String? {
+        guard let head else { return response.value(forHTTPHeaderField: name) }
+        return head.value(of: name)
+    }
+}
