@@ -71,6 +71,10 @@ echo "== the transport suites again, against CurlTransport (NAL_TEST_TRANSPORT=c
 NAL_TEST_TRANSPORT=curl swift test --skip-build --filter "$TRANSPORT_SUITES" \
     2>&1 | tee .build/test-pass-curl.log
 
+echo "== and once more, each call made from CurlTransport's own thread (NAL_TEST_TRANSPORT=curl-loop)"
+NAL_TEST_TRANSPORT=curl-loop swift test --skip-build --filter "$TRANSPORT_SUITES" \
+    2>&1 | tee .build/test-pass-curl-loop.log
+
 echo "== command-line tests (nal-cli and nal-bench as processes)"
 swift test --skip-build --filter NALCLITests 2>&1 | tee .build/test-pass-2.log
 

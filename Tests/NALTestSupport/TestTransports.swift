@@ -8,13 +8,18 @@ package import NALCore
 #endif
 
 /// The transport the integration suites run against, so that one suite proves both transports: URLSession by
-/// default, `CurlTransport` when `NAL_TEST_TRANSPORT=curl` (scripts/test.sh runs the suites once with each).
+/// default, `CurlTransport` when `NAL_TEST_TRANSPORT=curl`, and `CurlTransport` with every call made from its
+/// event loop's thread (`CurlTransport.executor`) when `NAL_TEST_TRANSPORT=curl-loop`. scripts/test.sh runs the
+/// suites with each.
 package enum TestTransports {
-    /// `"curl"` or `"urlsession"`.
+    /// `"curl"`, `"curl-loop"` or `"urlsession"`.
     package static let selected: String = {
         let value = ProcessInfo.processInfo.environment["NAL_TEST_TRANSPORT"]?.lowercased() ?? ""
-        return value == "curl" ? "curl" : "urlsession"
+        return ["curl", "curl-loop"].contains(value) ? value : "urlsession"
     }()
+
+    /// Whether the suites run against `CurlTransport`, from any thread or from its loop's.
+    package static var isCurl: Bool { selected != "urlsession" }
 
     /// A transport of the selected kind with these settings. `cookieStorage` is the URLSession configuration's
     /// storage, or CurlTransport's; `nil` keeps each transport's default (URLSession's shared storage, no cookies
@@ -26,11 +31,12 @@ package enum TestTransports {
         cookieStorage: HTTPCookieStorage? = nil
     ) -> any Transport {
         #if os(Linux)
-            if selected == "curl" {
+            if isCurl {
                 do {
-                    return try CurlTransport(
+                    let transport = try CurlTransport(
                         maximumResponseSize: maximumResponseSize, redirectPolicy: redirectPolicy,
                         maximumConnectionsPerHost: maximumConnectionsPerHost, cookieStorage: cookieStorage)
+                    return selected == "curl-loop" ? OnItsLoop(base: transport) : transport
                 } catch {
                     // A suite that asked for curl must not quietly test URLSession instead.
                     return FailingTransport(error: error)
@@ -49,6 +55,20 @@ package enum TestTransports {
     package static func privateCookieStorage() -> HTTPCookieStorage {
         HTTPCookieStorage.sharedCookieStorage(forGroupContainerIdentifier: "nal-tests-\(UUID().uuidString)")
     }
+
+    #if os(Linux)
+        /// CurlTransport, each call made from its event loop's thread: the transport's own work, the wait and the
+        /// resumption all happen there, as for a caller that prefers `executor`.
+        struct OnItsLoop: Transport {
+            let base: CurlTransport
+
+            func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
+                try await withTaskExecutorPreference(base.executor) { () async throws(NALError) -> Response in
+                    try await base.send(request, context: context)
+                }
+            }
+        }
+    #endif
 
     /// A transport whose every call fails with `error`.
     struct FailingTransport: Transport {

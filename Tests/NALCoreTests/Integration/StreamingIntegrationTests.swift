@@ -175,7 +175,7 @@ struct EventStreamIntegrationTests {
                 // URLSession what is checked is that this process let go of it. CurlTransport's sockets are closed
                 // on exec: the connection itself must close.
                 watch = TCPTable.CloseWatch(
-                    localPort: clientPort, remotePort: serverPort, byThisProcess: TestTransports.selected != "curl")
+                    localPort: clientPort, remotePort: serverPort, byThisProcess: !TestTransports.isCurl)
             }
             // From the moment the loop is left: stopping the stream on the way out counts too.
             left = clock.now
@@ -268,7 +268,7 @@ struct EventStreamIntegrationTests {
             FaultServer.endpoint("source/8000000"))
         var iterator = stream.makeAsyncIterator()
         var bytes = try await iterator.next()?.count ?? 0
-        if TestTransports.selected == "curl" {
+        if TestTransports.isCurl {
             // The server could send it all in this time; the transfer waits at the bound instead.
             try await Task.sleep(for: .milliseconds(500))
             #expect(stream.body.waiting.disk == 0)

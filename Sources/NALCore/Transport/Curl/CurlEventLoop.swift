@@ -13,18 +13,25 @@
     /// Its own work per round grows with what happened in it, not with how many transfers run: finished calls are
     /// resumed together once libcurl has let go of their handles, and the running transfers are scanned for
     /// idleness only when the earliest idle deadline has come.
-    final class CurlEventLoop: @unchecked Sendable {
+    ///
+    /// It is also a task executor (`CurlTransport.executor`): jobs of tasks that prefer it run on this thread at the
+    /// start of each round, so that a call made there, and the code around it, never crosses to another thread.
+    final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
         private struct Queue: Sendable {
             var commands: [CurlTransfer] = []
             var stops: [CurlTransfer] = []
             var resumes: [CurlTransfer] = []
+            /// Jobs of tasks that prefer this loop as their executor.
+            var jobs: [UnownedJob] = []
             var shuttingDown = false
+            /// The loop has ended: jobs go to the global executor instead.
+            var hasEnded = false
             /// The loop is in, or about to enter, `curl_multi_poll`: the next command must wake it. Otherwise it
             /// takes the command on its next round, and a wake-up would cost a write and a spurious round.
             var loopIsWaiting = false
 
             /// No command waits. Shutting down is not counted: `shutDown()` always wakes the loop.
-            var isEmpty: Bool { commands.isEmpty && stops.isEmpty && resumes.isEmpty }
+            var isEmpty: Bool { commands.isEmpty && stops.isEmpty && resumes.isEmpty && jobs.isEmpty }
 
             /// Whether the command just queued must wake the loop; only the first command of a wait does.
             mutating func needsWakeUp() -> Bool {
@@ -111,6 +118,16 @@
             _ = nal_curl_multi_wakeup(multi)
         }
 
+        /// Runs `job` on the loop's thread in its next round; once the loop has ended, on the global executor.
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            var ended = false
+            command { queue in
+                if queue.hasEnded { ended = true } else { queue.jobs.append(job) }
+            }
+            if ended { globalConcurrentExecutor.enqueue(job) }
+        }
+
         /// Queues a command, and wakes the loop if it waits.
         private func command(_ add: (inout Queue) -> Void) {
             let wake = queue.withLock { queue in
@@ -123,9 +140,16 @@
         // MARK: Loop thread
 
         private func run() {
+            let executor = asUnownedTaskExecutor()
             while true {
-                let (starts, stops, resumes, shuttingDown) = queue.withLock { queue in
+                // Jobs first: the calls they make are among this round's commands.
+                let jobs = queue.withLock { queue in
                     queue.loopIsWaiting = false
+                    defer { queue.jobs = [] }
+                    return queue.jobs
+                }
+                for job in jobs { job.runSynchronously(on: executor) }
+                let (starts, stops, resumes, shuttingDown) = queue.withLock { queue in
                     defer {
                         queue.commands = []
                         queue.stops = []
@@ -142,7 +166,7 @@
                     transfer.failStream(.cancelled)
                 }
                 for transfer in resumes { resumeNow(transfer) }
-                if shuttingDown, running.isEmpty { break }
+                if shuttingDown, running.isEmpty, queue.withLock({ $0.jobs.isEmpty }) { break }
                 var active: Int32 = 0
                 _ = nal_curl_multi_perform(multi, &active)
                 var message = nal_curl_done()
@@ -167,12 +191,17 @@
                 var ready: Int32 = 0
                 _ = nal_curl_multi_poll(multi, Int32(wait), &ready)
             }
-            // Transfers queued after the last round never started.
-            let late = queue.withLock { queue in
-                defer { queue.commands = [] }
-                return queue.commands
+            // Transfers queued after the last round never started; jobs run elsewhere from now on.
+            let (late, jobs) = queue.withLock { queue in
+                queue.hasEnded = true
+                defer {
+                    queue.commands = []
+                    queue.jobs = []
+                }
+                return (queue.commands, queue.jobs)
             }
             for transfer in late { transfer.finish(.failure(.cancelled)) }
+            for job in jobs { globalConcurrentExecutor.enqueue(job) }
         }
 
         private func add(_ transfer: CurlTransfer) {
