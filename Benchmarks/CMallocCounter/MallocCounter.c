@@ -29,8 +29,13 @@ extern void *__libc_memalign(size_t alignment, size_t size);
 static _Atomic long long allocations;
 // Blocks allocated and not yet freed: what a leak makes grow, call after call.
 static _Atomic long long live;
+// Counting paused: a CPU measurement must not pay the counter's atomic additions, which contend between cores.
+static _Atomic int paused;
+
+static inline int counting(void) { return !atomic_load_explicit(&paused, memory_order_relaxed); }
 
 static inline void count_one(void) {
+    if (!counting()) return;
     atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&live, 1, memory_order_relaxed);
 }
@@ -46,15 +51,16 @@ void *calloc(size_t count, size_t size) {
 }
 
 void *realloc(void *pointer, size_t size) {
-    atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
     void *result = __libc_realloc(pointer, size);
+    if (!counting()) return result;
+    atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
     if (pointer == NULL && result != NULL) atomic_fetch_add_explicit(&live, 1, memory_order_relaxed);
     if (pointer != NULL && size == 0) atomic_fetch_sub_explicit(&live, 1, memory_order_relaxed);
     return result;
 }
 
 void free(void *pointer) {
-    if (pointer != NULL) atomic_fetch_sub_explicit(&live, 1, memory_order_relaxed);
+    if (pointer != NULL && counting()) atomic_fetch_sub_explicit(&live, 1, memory_order_relaxed);
     __libc_free(pointer);
 }
 
@@ -79,8 +85,10 @@ int posix_memalign(void **result, size_t alignment, size_t size) {
 long long nal_malloc_count(void) { return atomic_load_explicit(&allocations, memory_order_relaxed); }
 long long nal_live_allocations(void) { return atomic_load_explicit(&live, memory_order_relaxed); }
 int nal_malloc_counting_available(void) { return 1; }
+void nal_malloc_counting_pause(int pause) { atomic_store_explicit(&paused, pause != 0, memory_order_relaxed); }
 #else
 long long nal_malloc_count(void) { return 0; }
 long long nal_live_allocations(void) { return 0; }
 int nal_malloc_counting_available(void) { return 0; }
+void nal_malloc_counting_pause(int pause) { (void)pause; }
 #endif
