@@ -1,4 +1,5 @@
 package import NALCore
+import Testing
 
 #if canImport(FoundationNetworking)
     import Foundation
@@ -64,7 +65,13 @@ package enum TestTransports {
 
             func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
                 try await withTaskExecutorPreference(base.executor) { () async throws(NALError) -> Response in
-                    try await base.send(request, context: context)
+                    let response = try await base.send(request, context: context)
+                    // The pass proves nothing unless the call really came back to the loop's thread.
+                    let thread = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+                    if thread.trimmingCharacters(in: .whitespacesAndNewlines) != "nal.curl" {
+                        Issue.record("a curl-loop call came back on \(thread), not on the transport's thread")
+                    }
+                    return response
                 }
             }
         }

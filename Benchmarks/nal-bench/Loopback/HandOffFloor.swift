@@ -3,13 +3,15 @@
     import Glibc
     import NALLogging
 
-    /// The two thread hand-offs a call through `CurlTransport` makes, and nothing else: a task queues its
+    /// The two thread hand-offs a call through `CurlTransport` from an ordinary task makes, and nothing else: a task queues its
     /// continuation and writes a byte to a socket pair (as `curl_multi_wakeup` does), a thread waiting in `poll`
     /// (as in `curl_multi_poll`) wakes, reads it and resumes the continuation, and the task runs again on the
     /// cooperative pool. No network, no libcurl.
     ///
     /// Any transport that never blocks a pool thread on a socket pays this per call on top of libcurl's own work;
-    /// the curl CLI, one thread doing everything, does not. The loopback report subtracts it to show what remains.
+    /// the curl CLI, one thread doing everything, does not; nor does a call made from the transport's own thread
+    /// (`CurlTransport.executor`). The loopback report subtracts it from the default mode's ratios to show what
+    /// remains.
     final class HandOffFloor: Sendable {
         private let wakeRead: Int32
         private let wakeWrite: Int32

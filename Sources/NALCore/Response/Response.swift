@@ -58,6 +58,14 @@ public struct Response: Sendable {
     package func replacingBody(with data: Data) -> Response {
         Response(request: request, head: head, data: data, timing: timing, fileURL: fileURL)
     }
+
+    /// This response with `body` as its stream and no data in memory, sharing the head.
+    package func streaming(_ body: StreamedBody) -> Response {
+        Response(request: request, head: head, data: Data(), timing: timing, streamedBody: body)
+    }
+
+    /// Whether `httpResponse` has been made: for tests of the transports that make it on first read.
+    package var isHTTPResponseMade: Bool { head.isMade }
 }
 
 /// When a call started and how long it took.

@@ -20,10 +20,7 @@ enum EventStreamHead {
     /// Throws `NALError.decoding`, with the start of the body, unless `stream` is an event stream.
     static func check(_ stream: ResponseStream) async throws(NALError) {
         guard !isEventStream(stream.response) else { return }
-        let head = await ResponseStream.headWithBodyStart(
-            of: Response(
-                request: stream.response.request, httpResponse: stream.response.httpResponse, data: Data(),
-                timing: stream.response.timing, streamedBody: stream.body))
+        let head = await ResponseStream.headWithBodyStart(of: stream.response.streaming(stream.body))
         throw .decoding(
             DecodingFailure(
                 type: "ServerSentEvent", keyPath: nil,

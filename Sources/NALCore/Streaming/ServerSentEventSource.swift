@@ -128,10 +128,7 @@ public struct ServerSentEventSource<Service: RemoteService>: AsyncSequence, Send
             guard stream.response.statusCode == 200 else {
                 ended = true
                 throw .unacceptableStatusCode(
-                    await ResponseStream.headWithBodyStart(
-                        of: Response(
-                            request: stream.response.request, httpResponse: stream.response.httpResponse,
-                            data: Data(), timing: stream.response.timing, streamedBody: stream.body)))
+                    await ResponseStream.headWithBodyStart(of: stream.response.streaming(stream.body)))
             }
             do {
                 try await EventStreamHead.check(stream)

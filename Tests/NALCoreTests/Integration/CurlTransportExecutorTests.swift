@@ -1,7 +1,7 @@
 #if os(Linux)
     import Foundation
     import NALCore
-    import Synchronization
+    import NALLogging
     import Testing
 
     @Suite(
@@ -13,12 +13,18 @@
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? "unknown"
         }
 
+        /// The name of the thread this code runs on, as the kernel shows it: `nal.curl` for an event loop's.
+        static func threadName() -> String {
+            ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
         /// The value `body` returns, or `nil` when it has not finished within `seconds`: a job the executor lost
         /// would otherwise hang the test run instead of failing it.
         static func finishing<T: Sendable>(
             within seconds: Int, _ body: @escaping @Sendable () async throws -> T
         ) async throws -> T? {
-            let result = Mutex<Result<T, any Error>?>(nil)
+            let result = Locked<Result<T, any Error>?>(nil)
             let task = Task { () async in
                 let outcome: Result<T, any Error>
                 do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
@@ -39,10 +45,12 @@
             let threads = try await Self.finishing(within: 30) {
                 try await withTaskExecutorPreference(transport.executor) {
                     var seen: Set<String> = [Self.threadID()]
+                    var names: Set<String> = [Self.threadName()]
                     for _ in 0..<20 {
                         let body = try await client.request(FaultServer.endpoint("fast")).string()
                         #expect(body == "fast")
                         seen.insert(Self.threadID())
+                        names.insert(Self.threadName())
                     }
                     // Child tasks inherit the preference.
                     try await withThrowingTaskGroup(of: String.self) { group in
@@ -55,11 +63,46 @@
                         }
                         for try await thread in group { seen.insert(thread) }
                     }
-                    return seen
+                    return (seen, names)
                 }
             }
-            #expect(threads?.count == 1, "the calls ran on \(threads?.count ?? 0) threads, or did not finish")
+            #expect(threads?.0.count == 1, "the calls ran on \(threads?.0.count ?? 0) threads, or did not finish")
+            #expect(threads?.1 == ["nal.curl"], "the calls ran on \(threads?.1 ?? []), not the loop's thread")
             #expect(transport.transfersInLibcurl == 0)
+        }
+
+        /// A catalogue served by the fault server, for the documentation's example.
+        enum Catalog: RemoteService {
+            case page(Int)
+
+            var baseURL: URL { FaultServer.url ?? URL(fileURLWithPath: "/") }
+            var path: String { "fast" }
+            var method: HTTPMethod { .get }
+            var requestType: RequestType { .parameters(["page": .int(pageNumber)], encoding: URLEncoding.default) }
+            var pageNumber: Int {
+                switch self {
+                case .page(let number): number
+                }
+            }
+        }
+
+        @Test("the Transports article's example: twenty calls at once, all made from the transport's thread")
+        func documentedExample() async throws {
+            let pages = try await Self.finishing(within: 30) {
+                // Docs: begin curl-executor
+                let transport = try CurlTransport()
+                let client = Client<Catalog>(transport: transport)
+                let pages = try await withTaskExecutorPreference(transport.executor) {
+                    try await withThrowingTaskGroup(of: Data.self) { group in
+                        for number in 1...20 { group.addTask { try await client.request(.page(number)).data } }
+                        return try await group.reduce(into: []) { $0.append($1) }
+                    }
+                }
+                // Docs: end curl-executor
+                return pages
+            }
+            #expect(pages?.count == 20)
+            #expect(pages?.allSatisfy { String(decoding: $0, as: UTF8.self) == "fast" } == true)
         }
 
         @Test("a call from one transport's loop over another transport comes back to the first loop")
@@ -70,11 +113,12 @@
                 try await withTaskExecutorPreference(home.executor) {
                     let before = Self.threadID()
                     let body = try await other.request(FaultServer.endpoint("fast")).string()
-                    return (before, Self.threadID(), body)
+                    return (before, Self.threadID(), body, Self.threadName())
                 }
             }
             #expect(threads?.2 == "fast")
             #expect(threads?.0 == threads?.1)
+            #expect(threads?.3 == "nal.curl")
         }
 
         @Test("from the loop, an idle timeout still ends a call, and a cancelled call ends at once")
@@ -90,7 +134,11 @@
                     } catch let error as NALError {
                         if case .timedOut = error { timedOut = true }
                     }
-                    let call = Task { try await client.request(FaultServer.endpoint("delay", query: ["ms": 3000])) }
+                    // An unstructured task starts without the preference: it is given it.
+                    let call = Task(executorPreference: transport.executor) {
+                        #expect(Self.threadName() == "nal.curl")
+                        return try await client.request(FaultServer.endpoint("delay", query: ["ms": 3000]))
+                    }
                     try await Task.sleep(for: .milliseconds(100))
                     let cancelled = ContinuousClock.now
                     call.cancel()
@@ -119,6 +167,36 @@
                 }
             }
             #expect(count == 4_000_000)
+        }
+
+        @Test("a task that keeps yielding on the loop does not keep a dropped transport's thread alive")
+        func yieldingTaskDoesNotHoldTheLoop() async throws {
+            var transport: CurlTransport? = try CurlTransport()
+            guard let executor = transport?.executor else { return }
+            let loopThread = try await Self.finishing(within: 10) {
+                await withTaskExecutorPreference(executor) { Self.threadID() }
+            }
+            let stop = Locked(false)
+            let spinner = Task(executorPreference: executor) {
+                var turns = 0
+                while !stop.withLock({ $0 }) {
+                    turns += 1
+                    await Task.yield()
+                }
+                return turns
+            }
+            transport = nil
+            // The loop's thread ends at once, the spinner's jobs going to the global executor from then on.
+            let taskFolder = "/proc/" + (loopThread ?? "none")
+            for _ in 0..<500 where FileManager.default.fileExists(atPath: taskFolder) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let threadEnded = !FileManager.default.fileExists(atPath: taskFolder)
+            stop.withLock { $0 = true }
+            let turns = try await Self.finishing(within: 10) { await spinner.value }
+            #expect(loopThread != nil)
+            #expect(threadEnded, "the loop's thread outlived its transport by 5 s while a task yielded on it")
+            #expect((turns ?? 0) > 0, "the spinning task stopped running")
         }
 
         @Test("once its transport is gone and the loop has ended, work that prefers the executor runs elsewhere")

@@ -71,6 +71,25 @@
             #expect(transport.transfersInLibcurl == 0)
         }
 
+        @Test(
+            "a response's HTTPURLResponse is made when it is read, not for the transport's own checks",
+            .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+        func httpResponseMadeOnRead() async throws {
+            let transport = try CurlTransport(cookieStorage: nil)
+            let client = Client<TestEndpoint>(transport: transport)
+            // A gzip-checked, redirect-checked 200, through the Client's validation and over the bare transport.
+            let response = try await client.request(FaultServer.endpoint("fast"))
+            #expect(response.statusCode == 200)
+            #expect(!response.isHTTPResponseMade)
+            let endpoint = FaultServer.endpoint("status/404")
+            let url = try #require(FaultServer.url?.appendingPathComponent("status/404"))
+            let bare = try await transport.send(URLRequest(url: url), context: TransportContext(endpoint: endpoint))
+            #expect(bare.statusCode == 404)
+            #expect(!bare.isHTTPResponseMade)
+            #expect(bare.httpResponse.statusCode == 404)
+            #expect(bare.isHTTPResponseMade)
+        }
+
         @Test("the event loop's thread is named nal.curl where the system shows it (top -H, perf, /proc)")
         func loopThreadNamed() async throws {
             func named() -> Int {

@@ -57,6 +57,14 @@ struct HTTPBinTransferTests {
         }
     }
 
+    @Test("a call kept in memory reports the length its head announced, and ends at it")
+    func inMemoryProgressKnowsItsLength() async throws {
+        let (events, response) = try await TransferFiles.collect(client, HTTPBin.endpoint("bytes/3000"))
+        #expect(response.data.count == 3000)
+        #expect(events.last?.totalBytesToReceive == 3000)
+        #expect(events.last?.bytesReceived == 3000 && events.last?.fractionCompleted == 1.0)
+    }
+
     @Test("progress of /drip rises in order and ends at 1.0; a 404 download keeps its body and leaves no file")
     func dripProgress() async throws {
         let directory = try TransferFiles.scratchDirectory()

@@ -166,7 +166,9 @@
                     transfer.failStream(.cancelled)
                 }
                 for transfer in resumes { resumeNow(transfer) }
-                if shuttingDown, running.isEmpty, queue.withLock({ $0.jobs.isEmpty }) { break }
+                // Jobs still queued, and any that come later, run on the global executor once the loop has ended:
+                // a task that keeps yielding on the loop must not keep a dropped transport's thread alive.
+                if shuttingDown, running.isEmpty { break }
                 var active: Int32 = 0
                 _ = nal_curl_multi_perform(multi, &active)
                 var message = nal_curl_done()

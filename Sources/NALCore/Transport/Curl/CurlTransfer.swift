@@ -292,8 +292,9 @@
             }
             if !announcedBody, let progress {
                 announcedBody = true
-                let announced = finalHead()?.response.expectedContentLength ?? -1
-                progress.expectReceiving(announced >= 0 ? announced : nil, alreadyReceived: 0)
+                // From the head, as HTTPURLResponse.expectedContentLength reads it, without making that object.
+                let announced = finalHead()?.value(forField: "Content-Length").flatMap { Int64($0) }
+                progress.expectReceiving(announced.flatMap { $0 >= 0 ? $0 : nil }, alreadyReceived: 0)
             }
             body.append(contentsOf: bytes)
             progress?.received(bytes.count)

@@ -93,14 +93,19 @@
             loop.shutDown()
         }
 
-        /// The transport's event-loop thread as a task executor. Calls made in
-        /// `withTaskExecutorPreference(transport.executor) { … }`, by the task and its child tasks, run their Swift
-        /// code on that thread between libcurl's work, so that a call never crosses to another thread and back: about
-        /// a third less CPU per call, and less latency, on loopback (see the README's benchmarks).
+        /// The transport's event-loop thread as a task executor. Code that prefers it
+        /// (`withTaskExecutorPreference(transport.executor) { … }`, and the child tasks made there) runs on that
+        /// thread between libcurl's work, so that a call never crosses to another thread and back: less CPU and less
+        /// latency per call (see the benchmarks in `Benchmarks/README.md`).
         ///
-        /// Only for short work between calls, as on any event loop: while a job runs, no transfer of this transport
-        /// moves. Blocking work, or long computation, belongs on another executor. Once the transport is gone and its
-        /// last transfer has ended, jobs that still prefer it run on the global executor.
+        /// It is an event loop, with an event loop's rule: while a job runs, no transfer of this transport moves.
+        /// Keep to calls and light work; blocking work or long computation belongs elsewhere. What runs there:
+        /// nonisolated code and the methods of actors without an executor of their own, of the preferring task and its
+        /// child tasks; not `Task {}` or `Task.detached` made inside (give them `Task(executorPreference:)`), and not
+        /// code isolated to the main actor or to an actor with a custom executor. Jobs run in the order they came,
+        /// whatever their priority. It is not a `SerialExecutor`: no actor can make it its own. Keep the transport
+        /// alive while tasks prefer it; once it is gone and its last transfer has ended, work that still prefers its
+        /// executor runs on the global executor.
         public var executor: any TaskExecutor { loop }
 
         /// How many transfers libcurl holds now: a call's handle, and what it holds, leaves libcurl before the call
