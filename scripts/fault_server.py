@@ -698,6 +698,19 @@ def handle(sock, request, connection=None):
     elif path == "/truncated-gzip":
         whole = gzip.compress(bytes(range(256)) * 47, mtime=0)
         respond(sock, 200, whole[:6], headers=[("Content-Encoding", "gzip")])
+    elif path == "/truncated-gzip-length-twice":
+        # Content-Length sent twice with the same value, as RFC 9110 8.6 lets a recipient accept.
+        whole = gzip.compress(bytes(range(256)) * 47, mtime=0)
+        respond(sock, 200, whole[:6], headers=[("Content-Encoding", "gzip"), ("content-length", "6")])
+    elif path == "/location-twice":
+        # Two Location fields: the same target twice, or (?conflict=1) two different ones.
+        other = "/status/500" if request.int_arg("conflict", 0) else "/fast"
+        respond(sock, 302, b"moved", headers=[("Location", "/fast"), ("location", other)])
+    elif path == "/latin1":
+        # Field values in ISO-8859-1, not UTF-8 (head() writes them as latin-1): a plain field and a Location.
+        respond(sock, 302, b"moved", headers=[("X-Latin", "caf\u00e9"), ("Location", "/latin1-target\u00e9")])
+    elif path.startswith("/latin1-target"):
+        respond(sock, 200, path.encode("latin-1", "replace"))
     elif path == "/chunked":
         total = request.int_arg("total", 1 << 20)
         chunk = b"x" * request.int_arg("chunk", 65536)

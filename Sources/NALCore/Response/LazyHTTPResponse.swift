@@ -67,6 +67,13 @@ package final class LazyHTTPResponse: Sendable {
         return builtHeaders.storeIfNil(BuiltHeaders(HTTPHeaders(response))).headers
     }
 
+    /// Whether the head has fields named `name` with different values (two `Location`s naming different URLs);
+    /// `false` for a response that came ready-made, whose fields were merged before.
+    package func hasConflictingValues(forField name: String) -> Bool {
+        guard let head else { return false }
+        return Set(head.values(of: name)).count > 1
+    }
+
     /// The value of the field named `name`, in any letter case, as `HTTPURLResponse.value(forHTTPHeaderField:)`
     /// gives it, without making the object for it.
     package func value(forField name: String) -> String? {

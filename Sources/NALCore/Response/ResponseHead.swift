@@ -18,30 +18,43 @@ package struct ResponseHead: Sendable {
         self.fields = fields
     }
 
-    /// The values of the fields named `name`, in any letter case, joined with ", " as `HTTPURLResponse` holds them;
-    /// `nil` when there is none.
+    /// Fields that hold a single value, not a list (RFC 9110): sent more than once with the same value, they are
+    /// kept once, as RFC 9110 §8.6 allows for `Content-Length`, instead of becoming "6, 6" or a comma-joined URL.
+    package static let singleValued: Set<String> = [
+        "content-length", "content-type", "content-location", "content-range", "location", "etag", "last-modified",
+        "retry-after", "date", "expires", "age",
+    ]
+
+    /// The value of each field named `name`, in any letter case, in arrival order.
+    package func values(of name: String) -> [String] {
+        fields.filter { HTTPToken.equalsIgnoringASCIICase($0.name, name) }.map(\.value)
+    }
+
+    /// The values of the fields named `name`, in any letter case, joined with ", " as `HTTPURLResponse` holds them
+    /// (a single-valued field repeated with the same value, once); `nil` when there is none.
     package func value(of name: String) -> String? {
-        var joined: String?
-        for field in fields where HTTPToken.equalsIgnoringASCIICase(field.name, name) {
-            joined = joined.map { $0 + ", " + field.value } ?? field.value
+        let all = values(of: name)
+        guard let first = all.first else { return nil }
+        return Self.combined(all, name: name.lowercased(), first: first)
+    }
+
+    /// The fields by name as `HTTPURLResponse` takes them: a repeated name's values joined with ", " as URLSession
+    /// does, under the letter case of its first appearance (a single-valued field repeated with the same value,
+    /// once).
+    package var joinedFields: [String: String] {
+        var grouped: [String: (name: String, values: [String])] = [:]
+        for (name, value) in fields {
+            grouped[name.lowercased(), default: (name, [])].values.append(value)
+        }
+        var joined: [String: String] = [:]
+        for (key, group) in grouped {
+            joined[group.name] = Self.combined(group.values, name: key, first: group.values[0])
         }
         return joined
     }
 
-    /// The fields by name as `HTTPURLResponse` takes them: a repeated name's values joined with ", " as URLSession
-    /// does, under the letter case of its first appearance.
-    package var joinedFields: [String: String] {
-        var joined: [String: String] = [:]
-        var names: [String: String] = [:]
-        for (name, value) in fields {
-            let key = name.lowercased()
-            if let existing = names[key] {
-                joined[existing, default: ""] += ", " + value
-            } else {
-                names[key] = name
-                joined[name] = value
-            }
-        }
-        return joined
+    private static func combined(_ values: [String], name: String, first: String) -> String {
+        if values.count == 1 || (singleValued.contains(name) && values.allSatisfy { $0 == first }) { return first }
+        return values.joined(separator: ", ")
     }
 }

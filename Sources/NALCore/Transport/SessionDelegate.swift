@@ -453,7 +453,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// The same, from the two fields' values.
     static func truncatedGzip(contentEncoding: String?, contentLength: String?, url: URL?) -> NALError? {
         guard contentEncoding?.lowercased().contains("gzip") == true,
-            let length = contentLength.flatMap({ Int($0) }),
+            let length = contentLength.flatMap(Self.length(of:)),
             (1..<20).contains(length)
         else { return nil }
         var userInfo: [String: Any] = [
@@ -462,6 +462,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         ]
         if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
         return .transport(URLError(.cannotDecodeContentData, userInfo: userInfo))
+    }
+
+    /// A `Content-Length` value as a number, also when the field came more than once with the same number and was
+    /// merged into a list ("6, 6", which RFC 9110 §8.6 lets a recipient accept); `nil` for anything else.
+    static func length(of contentLength: String) -> Int? {
+        let parts = contentLength.split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let first = parts.first, let length = Int(first), length >= 0, parts.allSatisfy({ $0 == first })
+        else { return nil }
+        return length
     }
 
     /// The `URLError` code for one of libcurl's messages (CURLE_PARTIAL_FILE, CURLE_RECV_ERROR on bad chunking,

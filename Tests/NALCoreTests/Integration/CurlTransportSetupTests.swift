@@ -90,6 +90,31 @@
             #expect(bare.isHTTPResponseMade)
         }
 
+        @Test(
+            "a repeated Location with one target is followed once; two different targets are not followed",
+            .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+        func repeatedLocation() async throws {
+            let client = Client<TestEndpoint>(transport: try CurlTransport())
+            #expect(try await client.request(FaultServer.endpoint("location-twice")).string() == "fast")
+            let conflicting = try await client.request(
+                FaultServer.endpoint("location-twice", query: ["conflict": 1], validation: .none))
+            #expect(conflicting.statusCode == 302)
+            #expect(conflicting.headers["Location"] == "/fast, /status/500")
+        }
+
+        @Test(
+            "field values that are not UTF-8 keep their bytes: ISO-8859-1 text, and a Location followed as the server named it",
+            .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+        func latin1Fields() async throws {
+            let client = Client<TestEndpoint>(transport: try CurlTransport(redirectPolicy: .doNotFollow))
+            let response = try await client.request(FaultServer.endpoint("latin1", validation: .none))
+            #expect(response.headers["X-Latin"] == "caf\u{E9}")
+            #expect(response.headers["Location"] == "/latin1-target%E9")
+            let followed = try await Client<TestEndpoint>(transport: try CurlTransport()).request(
+                FaultServer.endpoint("latin1"))
+            #expect(followed.string() == "/latin1-target%E9")
+        }
+
         @Test("the event loop's thread is named nal.curl where the system shows it (top -H, perf, /proc)")
         func loopThreadNamed() async throws {
             func named() -> Int {

@@ -252,7 +252,7 @@ struct FaultServerTests {
     @Test(
         "a body that says gzip but is not, and a gzip body cut short, cannot be decoded",
         arguments: [
-            "not-gzip", "truncated-gzip",
+            "not-gzip", "truncated-gzip", "truncated-gzip-length-twice",
         ])
     func badGzip(path: String) async {
         await expectError(FaultServer.endpoint(path)) { error in

@@ -71,6 +71,41 @@
             #expect(!head.isComplete)
         }
 
+        @Test("a single-valued field sent twice with the same value is kept once; a list field is joined")
+        func repeatedSingleValuedFields() {
+            let head = Self.head([
+                "HTTP/1.1 302 Found\r\n", "Content-Length: 6\r\n", "content-length: 6\r\n", "Location: /a\r\n",
+                "Location: /a\r\n", "Vary: a\r\n", "Vary: a\r\n", "\r\n",
+            ])
+            #expect(Self.fields(head) == ["Content-Length": "6", "Location": "/a", "Vary": "a, a"])
+            let conflicting = Self.head(["HTTP/1.1 302 Found\r\n", "Location: /a\r\n", "Location: /b\r\n", "\r\n"])
+            #expect(Self.fields(conflicting) == ["Location": "/a, /b"])
+        }
+
+        @Test("a value that is not UTF-8 is read as ISO-8859-1, a Location's bytes percent-encoded")
+        func latin1Values() {
+            var head = CurlHead()
+            for line in [
+                Array("HTTP/1.1 302 Found\r\n".utf8), Array("X-Latin: caf".utf8) + [0xE9] + Array("\r\n".utf8),
+                Array("Location: /d".utf8) + [0xE9] + Array("\r\n".utf8), Array("X-UTF8: café\r\n".utf8),
+                Array("\r\n".utf8),
+            ] {
+                line.withUnsafeBytes { head.take($0) }
+            }
+            #expect(Self.fields(head) == ["X-Latin": "caf\u{E9}", "Location": "/d%E9", "X-UTF8": "café"])
+        }
+
+        @Test("Content-Length merged from repeats of one number is that number; anything else is none")
+        func mergedContentLength() {
+            #expect(SessionDelegate.length(of: "6") == 6)
+            #expect(SessionDelegate.length(of: "6, 6") == 6)
+            #expect(SessionDelegate.length(of: "6,6, 6") == 6)
+            #expect(SessionDelegate.length(of: "6, 7") == nil)
+            #expect(SessionDelegate.length(of: "-1") == nil)
+            #expect(SessionDelegate.length(of: "") == nil)
+            #expect(SessionDelegate.length(of: "6,") == nil)
+        }
+
         @Test("an obsolete folded line continues the field before it")
         func foldedLine() {
             let head = Self.head(["HTTP/1.1 200 OK\r\n", "X-Long: one\r\n", "  two\r\n", "\r\n"])

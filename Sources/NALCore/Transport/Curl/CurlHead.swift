@@ -1,5 +1,6 @@
 #if os(Linux)
     import Foundation
+    import NALSupport
 
     /// A response head assembled from the lines libcurl hands to the header callback: the status line, the fields,
     /// and the empty line that ends them. Interim heads (`100 Continue`, `103 Early Hints`) are dropped.
@@ -35,17 +36,17 @@
                 }
                 return
             }
-            if first == 0x20 || first == 0x09, !fields.isEmpty {
+            if first == 0x20 || first == 0x09, let last = fields.indices.last {
                 // An obsolete folded line continues the last field's value.
-                let more = Self.trimmed(UnsafeRawBufferPointer(rebasing: line))
-                fields[fields.count - 1].value += more.isEmpty ? "" : " " + more
+                let more = Self.value(Self.trimmed(line), of: fields[last].name)
+                fields[last].value += more.isEmpty ? "" : " " + more
                 return
             }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
-            let name = Self.trimmed(UnsafeRawBufferPointer(rebasing: line[..<colon]))
+            let name = String(decoding: Self.trimmed(line[..<colon]), as: UTF8.self)
             // A field name is a token: "HTTP/1.1 302 " is not one, and no caller may mistake it for a header.
             guard !name.isEmpty, !name.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) else { return }
-            fields.append((name, Self.trimmed(UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]))))
+            fields.append((name, Self.value(Self.trimmed(line[(colon + 1)...]), of: name)))
         }
 
         private mutating func startHead(_ line: UnsafeRawBufferPointer) {
@@ -66,11 +67,27 @@
             ResponseHead(url: url, statusCode: statusCode, version: version, fields: fields)
         }
 
-        private static func trimmed(_ bytes: UnsafeRawBufferPointer) -> String {
-            var slice = bytes[...]
+        private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+            var slice = bytes
             while let first = slice.first, first == 0x20 || first == 0x09 { slice = slice.dropFirst() }
             while let last = slice.last, last == 0x20 || last == 0x09 { slice = slice.dropLast() }
-            return String(decoding: UnsafeRawBufferPointer(rebasing: slice), as: UTF8.self)
+            return slice
+        }
+
+        /// A field's value as text, every byte kept: UTF-8 when it is, else ISO-8859-1 (the obs-text of RFC 9110
+        /// §5.5, byte for scalar), never a replacement character. A `Location` that is not UTF-8 keeps its bytes
+        /// percent-encoded instead, so that a redirect goes to the URL the server named, not to one with `é` in UTF-8.
+        private static func value(_ bytes: Slice<UnsafeRawBufferPointer>, of name: String) -> String {
+            if let text = String(validating: bytes, as: UTF8.self) { return text }
+            if HTTPToken.equalsIgnoringASCIICase(name, "Location") {
+                return bytes.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "%" + hexByte($0) }.joined()
+            }
+            return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+        }
+
+        private static func hexByte(_ byte: UInt8) -> String {
+            let digits = Array("0123456789ABCDEF")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
         }
     }
 #endif

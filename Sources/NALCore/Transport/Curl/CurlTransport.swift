@@ -246,8 +246,9 @@
 
         /// The next request of a redirect chain, checked as any request is, or `nil` to return `response`.
         private func followUp(to request: URLRequest, after head: LazyHTTPResponse) throws(NALError) -> URLRequest? {
-            // Only a redirect's status needs Foundation's response made.
-            guard RedirectPolicy.isFollowed(head.statusCode),
+            // Only a redirect's status needs Foundation's response made. Two Locations that disagree name no target:
+            // the 3xx is the answer.
+            guard RedirectPolicy.isFollowed(head.statusCode), !head.hasConflictingValues(forField: "Location"),
                 let next = redirectPolicy.nextRequest(after: head.response, to: request)
             else { return nil }
             try URLSessionTransport.checkSendable(next)
