@@ -711,6 +711,11 @@ def handle(sock, request, connection=None):
         respond(sock, 302, b"moved", headers=[("X-Latin", "caf\u00e9"), ("Location", "/latin1-target\u00e9")])
     elif path.startswith("/latin1-target"):
         respond(sock, 200, path.encode("latin-1", "replace"))
+    elif path == "/trailer":
+        # A chunked body followed by a trailer field (RFC 9112 7.1.2).
+        sock.sendall(head(200, [("Content-Type", "text/plain"), ("Transfer-Encoding", "chunked"),
+                                ("Trailer", "X-Checksum")])
+                     + b"2\r\nok\r\n0\r\nX-Checksum: 1234\r\n\r\n")
     elif path == "/chunked":
         total = request.int_arg("total", 1 << 20)
         chunk = b"x" * request.int_arg("chunk", 65536)

@@ -303,6 +303,36 @@ struct FaultServerTests {
     }
 }
 
+/// A chunked body with a trailer: FoundationNetworking takes the trailer's line for a new head, finds the response
+/// gone when the transfer completes, and stops the process (`NativeProtocol.swift`: "Transfer completed, but there's
+/// no response"), whatever the caller does. CurlTransport reads the body and leaves the trailer. This pins both: when
+/// a toolchain fixes FoundationNetworking, the first test fails and the Transports article changes.
+@Suite("Integration: a response with a trailer", .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+struct TrailerTests {
+    @Test("over URLSessionTransport on Linux, a trailer ends the process: a server can crash a URLSession client")
+    func urlSessionCrashes() async {
+        #if os(Linux)
+            await inChildProcess {
+                await #expect(processExitsWith: .failure) {
+                    let client = Client<TestEndpoint>(transport: URLSessionTransport())
+                    _ = try? await client.request(FaultServer.endpoint("trailer"))
+                    exit(0)
+                }
+            }
+        #endif
+    }
+
+    #if os(Linux)
+        @Test("over CurlTransport the body arrives and the trailer is left out")
+        func curlReadsTheBody() async throws {
+            let response = try await Client<TestEndpoint>(transport: try CurlTransport()).request(
+                FaultServer.endpoint("trailer"))
+            #expect(response.string() == "ok")
+            #expect(response.headers["X-Checksum"] == nil)
+        }
+    #endif
+}
+
 /// Timeouts against the fault server. Serialized: their bounds are in milliseconds.
 /// Cancellation racing completion on the network. FoundationNetworking's `cancel()` reports the cancellation from
 /// a queue that a completion can overtake, and then traps on a task it no longer knows (Linux fact 25); NAL queues
