@@ -701,7 +701,7 @@ def handle(sock, request, connection=None):
     elif path == "/truncated-gzip-length-twice":
         # Content-Length sent twice with the same value, as RFC 9110 8.6 lets a recipient accept.
         whole = gzip.compress(bytes(range(256)) * 47, mtime=0)
-        respond(sock, 200, whole[:6], headers=[("Content-Encoding", "gzip"), ("content-length", "6")])
+        respond(sock, 200, whole[:6], headers=[("Content-Encoding", "gzip"), ("Content-Length", "6")])
     elif path == "/location-twice":
         # Two Location fields: the same target twice, or (?conflict=1) two different ones.
         other = "/status/500" if request.int_arg("conflict", 0) else "/fast"
