@@ -41,7 +41,7 @@ case "${NAL_FUZZ_SANITIZER:-address}" in
     *) echo "Error: NAL_FUZZ_SANITIZER is 'address' (the default) or 'none'" >&2; exit 64 ;;
 esac
 # The targets whose parsers read through unsafe pointers: only ASan checks their bounds in a release build.
-needs_asan="server-sent-events encoders"
+needs_asan="server-sent-events encoders response-head"
 TIMEOUT=${NAL_FUZZ_TIMEOUT:-10}
 if [[ ! "$TIMEOUT" =~ ^[1-9][0-9]*$ ]]; then
     echo "Error: NAL_FUZZ_TIMEOUT is a number of seconds" >&2

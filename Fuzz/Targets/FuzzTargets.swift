@@ -25,6 +25,7 @@ package enum FuzzTargets {
         FuzzTarget(name: "link", check: { try CoreFuzzChecks.links($0) }),
         FuzzTarget(name: "server-sent-events", check: { try CoreFuzzChecks.serverSentEvents($0) }),
         FuzzTarget(name: "header-value", check: { try CoreFuzzChecks.headerValue($0) }),
+        FuzzTarget(name: "response-head", check: { try CoreFuzzChecks.responseHead($0) }),
         FuzzTarget(name: "encoders", check: { try CoreFuzzChecks.encoders($0) }),
         FuzzTarget(name: "multipart", check: { try CoreFuzzChecks.multipart($0) }),
         FuzzTarget(name: "redaction", check: { try CoreFuzzChecks.redaction($0) }),

@@ -112,6 +112,53 @@ package enum CoreFuzzChecks {
         } catch {}
     }
 
+    /// Response heads as libcurl hands them to CurlTransport, line by line: a status is three digits or none, a
+    /// complete head is a final one, field names are tokens without blanks, values hold no line ending and no
+    /// replacement character the input did not hold (bytes are kept: UTF-8, else ISO-8859-1), a single-valued field
+    /// repeated with one value is that value, and Foundation's response is made of any head without trapping.
+    package static func responseHead(_ data: Data) throws(FuzzFailure) {
+        #if os(Linux)
+            let bytes = [UInt8](data)
+            var head = CurlHead()
+            var start = 0
+            while start < bytes.count {
+                let end = bytes[start...].firstIndex(of: 0x0A).map { $0 + 1 } ?? bytes.count
+                bytes[start..<end].withUnsafeBytes { head.take($0) }
+                start = end
+            }
+            let status = head.statusCode
+            try FuzzFailure.check(status == 0 || (0...999).contains(status), "status \(status)")
+            try FuzzFailure.check(
+                !head.isComplete || (status != 0 && !(100..<200).contains(status)), "complete with status \(status)")
+            // U+FFFD in a value only when the input spelt it in UTF-8.
+            let inputHasReplacement = data.range(of: Data([0xEF, 0xBF, 0xBD])) != nil
+            for (name, value) in head.fields {
+                try FuzzFailure.check(
+                    !name.isEmpty && !name.utf8.contains { $0 == 0x20 || $0 == 0x09 },
+                    "field name \(name.debugDescription)")
+                try FuzzFailure.check(
+                    !value.unicodeScalars.contains { $0 == "\r" || $0 == "\n" || $0 == "\0" },
+                    "line ending in \(value.debugDescription)")
+                try FuzzFailure.check(
+                    inputHasReplacement || !value.unicodeScalars.contains("\u{FFFD}"),
+                    "a replacement character in \(value.debugDescription)")
+            }
+            let responseHead = head.responseHead(for: URL(fileURLWithPath: "/"))
+            for (name, _) in head.fields {
+                let values = responseHead.values(of: name)
+                let value = responseHead.value(of: name)
+                try FuzzFailure.check(value != nil && !values.isEmpty, "\(name) has no value")
+                if ResponseHead.singleValued.contains(name.lowercased()), Set(values).count == 1 {
+                    try FuzzFailure.check(value == values.first, "\(name) repeated with one value reads \(value ?? "")")
+                }
+            }
+            if let lazy = LazyHTTPResponse(responseHead) {
+                try FuzzFailure.check(lazy.statusCode == status, "the response's status differs")
+                _ = lazy.response.allHeaderFields
+            }
+        #endif
+    }
+
     /// `Link` headers: any input parses, and every target was written between `<` and `>`.
     package static func links(_ data: Data) throws(FuzzFailure) {
         let text = String(decoding: data, as: UTF8.self)

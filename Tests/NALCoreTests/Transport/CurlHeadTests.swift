@@ -95,6 +95,12 @@
             #expect(Self.fields(head) == ["X-Latin": "caf\u{E9}", "Location": "/d%E9", "X-UTF8": "café"])
         }
 
+        @Test("a CR, LF or NUL inside a value becomes a space, as RFC 9110 says, so no caller sees a line break")
+        func controlBytesInValues() {
+            let head = Self.head(["HTTP/1.1 200 OK\r\n", "X-Split: a\rInjected: 1\r\n", "X-Nul: b\u{0}c\r\n", "\r\n"])
+            #expect(Self.fields(head) == ["X-Split": "a Injected: 1", "X-Nul": "b c"])
+        }
+
         @Test("Content-Length merged from repeats of one number is that number; anything else is none")
         func mergedContentLength() {
             #expect(SessionDelegate.length(of: "6") == 6)

@@ -77,7 +77,14 @@
         /// A field's value as text, every byte kept: UTF-8 when it is, else ISO-8859-1 (the obs-text of RFC 9110
         /// §5.5, byte for scalar), never a replacement character. A `Location` that is not UTF-8 keeps its bytes
         /// percent-encoded instead, so that a redirect goes to the URL the server named, not to one with `é` in UTF-8.
-        private static func value(_ bytes: Slice<UnsafeRawBufferPointer>, of name: String) -> String {
+        private static func value(_ raw: Slice<UnsafeRawBufferPointer>, of name: String) -> String {
+            // RFC 9110 §5.5: a CR, LF or NUL inside a value is replaced with SP before anything reads it.
+            func isForbidden(_ byte: UInt8) -> Bool { byte == 0x0D || byte == 0x0A || byte == 0x00 }
+            guard raw.contains(where: isForbidden) else { return text(raw, of: name) }
+            return text(raw.map { isForbidden($0) ? 0x20 : $0 }, of: name)
+        }
+
+        private static func text(_ bytes: some Collection<UInt8>, of name: String) -> String {
             if let text = String(validating: bytes, as: UTF8.self) { return text }
             if HTTPToken.equalsIgnoringASCIICase(name, "Location") {
                 return bytes.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "%" + hexByte($0) }.joined()
