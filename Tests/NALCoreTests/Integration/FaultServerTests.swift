@@ -249,6 +249,20 @@ struct FaultServerTests {
         }
     }
 
+    /// On the fault server, not httpbin: its two workers are shared with the /drip download test, and a drip that
+    /// waits for a worker arrives in one piece.
+    @Test("a call kept in memory reports the length its head announced while it arrives, and ends at it")
+    func inMemoryProgressKnowsItsLength() async throws {
+        let (events, response) = try await TransferFiles.collect(
+            client, FaultServer.endpoint("drip", query: ["bytes": 10, "interval_ms": 100]))
+        #expect(response.data.count == 10)
+        // Known from the head on, not only filled in when the call completes.
+        let arriving = events.filter { $0.bytesReceived > 0 && $0.bytesReceived < 10 }
+        #expect(!arriving.isEmpty, "\(events)")
+        #expect(arriving.allSatisfy { $0.totalBytesToReceive == 10 }, "\(arriving)")
+        #expect(events.last?.bytesReceived == 10 && events.last?.fractionCompleted == 1.0)
+    }
+
     @Test(
         "a body that says gzip but is not, and a gzip body cut short, cannot be decoded",
         arguments: [

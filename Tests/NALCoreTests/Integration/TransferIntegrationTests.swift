@@ -57,22 +57,6 @@ struct HTTPBinTransferTests {
         }
     }
 
-    @Test("a call kept in memory reports the length its head announced while it arrives, and ends at it")
-    func inMemoryProgressKnowsItsLength() async throws {
-        let (events, response) = try await TransferFiles.collect(
-            client,
-            HTTPBin.endpoint(
-                "drip",
-                requestType: .parameters(
-                    ["numbytes": 10, "duration": 0.5, "delay": 0], encoding: URLEncoding.queryString)))
-        #expect(response.data.count == 10)
-        // Known from the head on, not only filled in when the call completes.
-        let arriving = events.filter { $0.bytesReceived > 0 && $0.bytesReceived < 10 }
-        #expect(!arriving.isEmpty, "\(events)")
-        #expect(arriving.allSatisfy { $0.totalBytesToReceive == 10 }, "\(arriving)")
-        #expect(events.last?.bytesReceived == 10 && events.last?.fractionCompleted == 1.0)
-    }
-
     @Test("progress of /drip rises in order and ends at 1.0; a 404 download keeps its body and leaves no file")
     func dripProgress() async throws {
         let directory = try TransferFiles.scratchDirectory()
