@@ -34,8 +34,7 @@ package struct ResponseHead: Sendable {
     /// (a single-valued field repeated with the same value, once); `nil` when there is none.
     package func value(of name: String) -> String? {
         let all = values(of: name)
-        guard let first = all.first else { return nil }
-        return Self.combined(all, name: name.lowercased(), first: first)
+        return all.isEmpty ? nil : Self.combined(all, name: name.lowercased())
     }
 
     /// The fields by name as `HTTPURLResponse` takes them: a repeated name's values joined with ", " as URLSession
@@ -48,13 +47,14 @@ package struct ResponseHead: Sendable {
         }
         var joined: [String: String] = [:]
         for (key, group) in grouped {
-            joined[group.name] = Self.combined(group.values, name: key, first: group.values[0])
+            joined[group.name] = Self.combined(group.values, name: key)
         }
         return joined
     }
 
-    private static func combined(_ values: [String], name: String, first: String) -> String {
-        if values.count == 1 || (singleValued.contains(name) && values.allSatisfy { $0 == first }) { return first }
+    /// One field's values, at least one, as one: joined, or once for a single-valued field that repeats one value.
+    private static func combined(_ values: [String], name: String) -> String {
+        if Set(values).count == 1, values.count == 1 || singleValued.contains(name) { return values[0] }
         return values.joined(separator: ", ")
     }
 }

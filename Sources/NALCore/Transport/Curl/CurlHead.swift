@@ -87,14 +87,13 @@
         private static func text(_ bytes: some Collection<UInt8>, of name: String) -> String {
             if let text = String(validating: bytes, as: UTF8.self) { return text }
             if HTTPToken.equalsIgnoringASCIICase(name, "Location") {
-                return bytes.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "%" + hexByte($0) }.joined()
+                var escaped: [UInt8] = []
+                for byte in bytes {
+                    if byte < 0x80 { escaped.append(byte) } else { PercentEncoding.appendEscaped(byte, to: &escaped) }
+                }
+                return String(decoding: escaped, as: UTF8.self)
             }
             return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
-        }
-
-        private static func hexByte(_ byte: UInt8) -> String {
-            let digits = Array("0123456789ABCDEF")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
         }
     }
 #endif
