@@ -12,6 +12,7 @@
 // the C ABI says, whatever its type.
 typedef void *(*easy_init_fn)(void);
 typedef void (*easy_cleanup_fn)(void *);
+typedef void (*easy_reset_fn)(void *);
 typedef int (*easy_setopt_fn)(void *, int, ...);
 typedef int (*easy_getinfo_fn)(void *, int, ...);
 typedef int (*easy_pause_fn)(void *, int);
@@ -55,6 +56,7 @@ enum { feature_http2 = 1 << 16 };
 static struct {
     easy_init_fn easy_init;
     easy_cleanup_fn easy_cleanup;
+    easy_reset_fn easy_reset;
     easy_setopt_fn easy_setopt;
     easy_getinfo_fn easy_getinfo;
     easy_pause_fn easy_pause;
@@ -77,6 +79,8 @@ static struct {
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char load_failure[512];
 static int loaded;
+// Read once, when libcurl is loaded: every transfer asks.
+static int supports_http2;
 
 static void *resolve(void *library, const char *name, const char *path) {
     void *symbol = dlsym(library, name);
@@ -101,6 +105,7 @@ static void load(void) {
     global_init_fn global_init = (global_init_fn)resolve(library, "curl_global_init", path);
     api.easy_init = (easy_init_fn)resolve(library, "curl_easy_init", path);
     api.easy_cleanup = (easy_cleanup_fn)resolve(library, "curl_easy_cleanup", path);
+    api.easy_reset = (easy_reset_fn)resolve(library, "curl_easy_reset", path);
     api.easy_setopt = (easy_setopt_fn)resolve(library, "curl_easy_setopt", path);
     api.easy_getinfo = (easy_getinfo_fn)resolve(library, "curl_easy_getinfo", path);
     api.easy_pause = (easy_pause_fn)resolve(library, "curl_easy_pause", path);
@@ -125,6 +130,9 @@ static void load(void) {
         snprintf(load_failure, sizeof load_failure, "curl_global_init failed with code %d", status);
         return;
     }
+    // CURLVERSION_NOW is the age the caller knows; every age has the fields read here.
+    const struct version_layout *info = api.version_info(0);
+    supports_http2 = info != NULL && (info->features & feature_http2) != 0;
     loaded = 1;
 }
 
@@ -135,14 +143,11 @@ const char *nal_curl_load(void) {
 
 const char *nal_curl_version(void) { return api.version(); }
 
-int nal_curl_supports_http2(void) {
-    // CURLVERSION_NOW is the age the caller knows; every age has the fields read here.
-    const struct version_layout *info = api.version_info(0);
-    return info != NULL && (info->features & feature_http2) != 0;
-}
+int nal_curl_supports_http2(void) { return supports_http2; }
 
 void *nal_curl_easy_init(void) { return api.easy_init(); }
 void nal_curl_easy_cleanup(void *easy) { api.easy_cleanup(easy); }
+void nal_curl_easy_reset(void *easy) { api.easy_reset(easy); }
 int nal_curl_easy_setopt_long(void *easy, int option, long value) { return api.easy_setopt(easy, option, value); }
 int nal_curl_easy_setopt_offset(void *easy, int option, int64_t value) {
     return api.easy_setopt(easy, option, value);

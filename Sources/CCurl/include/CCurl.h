@@ -38,6 +38,8 @@ int nal_curl_supports_http2(void);
 
 void *nal_curl_easy_init(void);
 void nal_curl_easy_cleanup(void *easy);
+/// curl_easy_reset: every option back to libcurl's default, connections and caches kept.
+void nal_curl_easy_reset(void *easy);
 int nal_curl_easy_setopt_long(void *easy, int option, long value);
 int nal_curl_easy_setopt_offset(void *easy, int option, int64_t value);
 int nal_curl_easy_setopt_pointer(void *easy, int option, const void *value);

@@ -84,9 +84,11 @@
             case finished(Outcome?)
         }
 
-        /// Builds the easy handle for `request`; throws when libcurl refuses an option.
+        /// Sets up `handle`, a new or reset easy handle that the transfer owns from now on, for `request`; throws
+        /// when libcurl refuses an option.
         init(
-            _ request: URLRequest, upload: UploadBody?, url: URL, idleTimeout: Duration, limit: Int,
+            _ request: URLRequest, handle: UnsafeMutableRawPointer, upload: UploadBody?, url: URL,
+            idleTimeout: Duration, limit: Int,
             streamsBody: Bool = false, routing: (any BodyRouting)? = nil, progress: ProgressReporter? = nil,
             certificateAuthorities: String? = nil
         ) throws(NALError) {
@@ -97,9 +99,6 @@
             uploadLength = upload?.length
             self.idleTimeout = idleTimeout
             self.limit = limit
-            guard let handle = nal_curl_easy_init() else {
-                throw .transport(CurlCode.urlError(27, url: url))
-            }
             self.handle = handle
             do {
                 try configure(handle, for: request, upload: upload, certificateAuthorities: certificateAuthorities)
@@ -114,12 +113,20 @@
             errorBuffer.deallocate()
         }
 
-        /// Frees the handle and the header list; called by the event loop once the handle left the multi handle.
+        /// Frees the handle and the header list.
         func release() {
-            if let handle { nal_curl_easy_cleanup(handle) }
+            if let handle = surrenderHandle() { nal_curl_easy_cleanup(handle) }
+        }
+
+        /// Frees the header list and gives up the handle, for the event loop to reuse once it has left the multi
+        /// handle; `nil` when it was given up already.
+        func surrenderHandle() -> UnsafeMutableRawPointer? {
             if let headerList { nal_curl_slist_free_all(headerList) }
-            handle = nil
             headerList = nil
+            // The error buffer goes with this transfer; the handle's other pointers are only handed to callbacks.
+            if let handle { _ = nal_curl_easy_setopt_pointer(handle, CurlOption.errorBuffer.rawValue, nil) }
+            defer { handle = nil }
+            return handle
         }
 
         // MARK: Setting up

@@ -112,6 +112,9 @@
         /// returns or throws. For tests.
         package var transfersInLibcurl: Int { loop.transfersInLibcurl }
 
+        /// How many easy handles of ended calls wait to be reused (at most 16). For tests.
+        package var spareHandleCount: Int { loop.spareHandleCount }
+
         /// The event loop, for tests to watch it end (weakly) once the transport is gone.
         package var eventLoop: AnyObject { loop }
 
@@ -260,8 +263,9 @@
             _ request: URLRequest, upload: UploadBody?, _ exchange: Exchange
         ) async throws(NALError) -> CurlTransfer.Reply {
             guard let url = request.url else { throw .invalidRequest(.missingURL) }
+            guard let handle = loop.takeHandle() else { throw .transport(CurlCode.urlError(27, url: url)) }
             let transfer = try CurlTransfer(
-                request, upload: upload, url: url,
+                request, handle: handle, upload: upload, url: url,
                 idleTimeout: .milliseconds(Int64((exchange.idleTimeout * 1000).rounded(.up))), limit: exchange.limit,
                 streamsBody: exchange.streamsBody, routing: exchange.routing, progress: exchange.progress,
                 certificateAuthorities: certificateAuthorities?.path)
