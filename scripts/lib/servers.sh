@@ -11,6 +11,18 @@ FAULT_PID=""
 # The integration suites that run against each transport (NAL_TEST_TRANSPORT=curl for CurlTransport).
 TRANSPORT_SUITES="HTTPBinIntegrationTests|FaultServerTests|FaultServerTimeoutTests|HTTPBinStreamingTests|EventStreamIntegrationTests|HTTPBinTransferTests|DownloadSafetyTests|UploadSafetyTests|ConnectionAndCookieTests"
 H2_PID=""
+H2_DIR=""
+
+# Foundation keeps HTTPCookieStorage.shared, and each group container's storage, in files under
+# $XDG_DATA_HOME/<program>/ (~/.local/share by default), read back by the next process: a cookie one run of the tests
+# stored would go out with the next run's requests. Each script that sources this file gets a folder of its own,
+# which stop_servers removes; a script started by another shares its parent's.
+NAL_DATA_HOME_OWNED=""
+if [[ -z "${NAL_DATA_HOME:-}" ]]; then
+    NAL_DATA_HOME=$(mktemp -d "${TMPDIR:-/tmp}/nal-data-home.XXXXXX")
+    NAL_DATA_HOME_OWNED=1
+    export NAL_DATA_HOME XDG_DATA_HOME="$NAL_DATA_HOME"
+fi
 
 stop_servers() {
     for pid in "$HTTPBIN_PID" "$FAULT_PID" "$H2_PID"; do
@@ -19,6 +31,8 @@ stop_servers() {
             wait "$pid" 2>/dev/null || true
         fi
     done
+    if [[ -n "$H2_DIR" ]]; then rm -rf "$H2_DIR"; fi
+    if [[ -n "$NAL_DATA_HOME_OWNED" ]]; then rm -rf "$NAL_DATA_HOME"; fi
 }
 
 # await_announcement LOG PID WORD: waits up to 10 s for the server PID to print "WORD value" into LOG, and prints
@@ -61,16 +75,21 @@ install_server_packages() {
 # An HTTPS server speaking HTTP/2 (scripts/h2_server.py) with a throwaway certificate: NAL_H2_URL and NAL_H2_CA.
 start_h2_server() {
     install_server_packages || return 1
-    "$HTTPBIN_VENV/bin/python" scripts/h2_server.py .build/h2-tls > .build/h2-server.log 2>&1 &
+    mkdir -p .build
+    # A folder of its own for the certificate and the log: another script's server (a mutation run, the sanitizers)
+    # must not replace the certificate that a running server presents.
+    local dir port ca
+    dir=$(mktemp -d .build/h2-tls.XXXXXX) || return 1
+    H2_DIR=$dir
+    "$HTTPBIN_VENV/bin/python" scripts/h2_server.py "$dir" > "$dir/server.log" 2>&1 &
     H2_PID=$!
-    local port ca
     # The certificate's path is announced after the port: once it is there, both are.
-    if ! ca=$(await_announcement .build/h2-server.log "$H2_PID" ca); then
+    if ! ca=$(await_announcement "$dir/server.log" "$H2_PID" ca); then
         echo "the HTTP/2 server did not start; its log:" >&2
-        cat .build/h2-server.log >&2 || true
+        cat "$dir/server.log" >&2 || true
         return 1
     fi
-    port=$(await_announcement .build/h2-server.log "$H2_PID" port)
+    port=$(await_announcement "$dir/server.log" "$H2_PID" port)
     # By name: the certificate is for localhost, not for 127.0.0.1.
     export NAL_H2_URL="https://localhost:$port" NAL_H2_CA="$ca"
     echo "== HTTP/2 server on $NAL_H2_URL (pid $H2_PID)"
