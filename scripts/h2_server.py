@@ -4,12 +4,18 @@ CurlTransport's HTTP/2 and TLS. It needs the `h2` package (scripts/lib/servers.s
 `openssl` command, which makes a throwaway self-signed certificate for the name localhost only (so that a client
 reaching it as 127.0.0.1 must refuse it).
 
-    python3 scripts/h2_server.py DIRECTORY      prints `port N` and `ca PATH` once it listens
+    python3 scripts/h2_server.py DIRECTORY      prints `port N`, `http1port N` and `ca PATH` once it listens
+
+`port` offers HTTP/2 and HTTP/1.1 (ALPN); `http1port` offers HTTP/1.1 only, over the same certificate.
 
 Every path answers JSON about the request:
   {"protocol": "h2" or "http/1.1", "path": ..., "method": ..., "connection": N (counted from 1),
-   "peakStreams": most streams this connection had open at once, so far, "cookie": ...}
+   "peakStreams": most streams this connection had open at once, so far, "cookie": ...,
+   "resumed": whether the connection's TLS handshake resumed an earlier session}
   [?ms=M] holds the answer M milliseconds (streams of one connection are held side by side);
+  [?close=1] closes the connection once the answer is sent (HTTP/2: GOAWAY first);
+  /big/<tag>?n=N (HTTP/2 only) answers N bytes of "<tag>|" repeated instead, as fast as flow control lets it, and
+  stops when the client resets the stream: whose bytes a body holds shows which stream they came from;
   "cookie": the request's Cookie field, if any; /set-cookie?name=N sets the cookie N=h2-baked.
 """
 
@@ -43,10 +49,14 @@ def make_certificate(directory):
     return certificate, key
 
 
-def answer(protocol, method, target, connection, peak, cookie=None):
+def answer(protocol, method, target, connection, peak, resumed, cookie=None):
     parts = urlsplit(target)
     return json.dumps({"protocol": protocol, "path": parts.path, "method": method, "connection": connection,
-                       "peakStreams": peak, "cookie": cookie}).encode()
+                       "peakStreams": peak, "cookie": cookie, "resumed": resumed}).encode()
+
+
+def closes_after(target):
+    return parse_qs(urlsplit(target).query).get("close", ["0"])[0] == "1"
 
 
 def cookie_to_set(target):
@@ -69,18 +79,56 @@ def serve_h2(sock, number):
     lock = threading.Lock()
     requests = {}
     state = {"open": 0, "peak": 0}
+    # A /big/ stream waits here for the client to open its flow-control window, or to reset the stream.
+    window_changed = threading.Condition(lock)
+    reset_streams = set()
     sock.sendall(connection.data_to_send())
 
+    def send_big(stream_id, target):
+        parts = urlsplit(target)
+        unit = (parts.path.rsplit("/", 1)[-1] + "|").encode()
+        values = parse_qs(parts.query).get("n", ["1000000"])
+        total = int(values[0]) if values[0].isdigit() else 1000000
+        body = (unit * (total // len(unit) + 1))[:total]
+        with lock:
+            connection.send_headers(stream_id, [(":status", "200"), ("content-length", str(total))])
+            sock.sendall(connection.data_to_send())
+        sent = 0
+        while sent < total:
+            with lock:
+                while stream_id not in reset_streams:
+                    window = min(connection.local_flow_control_window(stream_id), connection.max_outbound_frame_size)
+                    if window > 0:
+                        break
+                    window_changed.wait(1)
+                if stream_id in reset_streams:
+                    return
+                chunk = body[sent:sent + window]
+                connection.send_data(stream_id, chunk, end_stream=sent + len(chunk) >= total)
+                sock.sendall(connection.data_to_send())
+                sent += len(chunk)
+
     def respond(stream_id, method, target, cookie):
+        if urlsplit(target).path.startswith("/big/"):
+            with lock:
+                state["open"] -= 1
+            try:
+                return send_big(stream_id, target)
+            except Exception:
+                return
         time.sleep(hold_time(target))
         with lock:
-            body = answer("h2", method, target, number, state["peak"], cookie)
+            body = answer("h2", method, target, number, state["peak"], sock.session_reused, cookie)
             state["open"] -= 1
             try:
                 connection.send_headers(stream_id, [(":status", "200"), ("content-type", "application/json"),
                                                     ("content-length", str(len(body)))] + cookie_to_set(target))
                 connection.send_data(stream_id, body, end_stream=True)
+                if closes_after(target):
+                    connection.close_connection()
                 sock.sendall(connection.data_to_send())
+                if closes_after(target):
+                    sock.shutdown(socket.SHUT_RDWR)
             except Exception:
                 pass
 
@@ -99,6 +147,11 @@ def serve_h2(sock, number):
                                                  headers.get("cookie"))
                     state["open"] += 1
                     state["peak"] = max(state["peak"], state["open"])
+                if isinstance(event, h2.events.StreamReset):
+                    reset_streams.add(event.stream_id)
+                if isinstance(event, (h2.events.WindowUpdated, h2.events.StreamReset,
+                                      h2.events.RemoteSettingsChanged)):
+                    window_changed.notify_all()
                 if isinstance(event, h2.events.StreamEnded) and event.stream_id in requests:
                     method, target, cookie = requests.pop(event.stream_id)
                     threading.Thread(target=respond, args=(event.stream_id, method, target, cookie),
@@ -123,9 +176,12 @@ def serve_http1(sock, number):
                 length = int(value.strip() or 0)
         stream.read(length)
         time.sleep(hold_time(target))
-        body = answer("http/1.1", method, target, number, 1)
-        sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)
-                     + body)
+        body = answer("http/1.1", method, target, number, 1, sock.session_reused)
+        closing = b"Connection: close\r\n" if closes_after(target) else b""
+        sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n"
+                     % (closing, len(body)) + body)
+        if closing:
+            return
 
 
 def handle(raw, context):
@@ -151,13 +207,21 @@ def handle(raw, context):
 def main():
     directory = sys.argv[1] if len(sys.argv) > 1 else ".build/h2-tls"
     certificate, key = make_certificate(directory)
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(certificate, key)
-    context.set_alpn_protocols(["h2", "http/1.1"])
-    listener = socket.create_server(("127.0.0.1", 0))
+    listeners = []
+    for protocols in (["h2", "http/1.1"], ["http/1.1"]):
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(certificate, key)
+        context.set_alpn_protocols(protocols)
+        listeners.append((socket.create_server(("127.0.0.1", 0)), context))
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
-    print("port %d" % listener.getsockname()[1], flush=True)
+    print("port %d" % listeners[0][0].getsockname()[1], flush=True)
+    print("http1port %d" % listeners[1][0].getsockname()[1], flush=True)
     print("ca %s" % os.path.abspath(certificate), flush=True)
+    threading.Thread(target=accept, args=listeners[1], daemon=True).start()
+    accept(*listeners[0])
+
+
+def accept(listener, context):
     while True:
         raw, _ = listener.accept()
         threading.Thread(target=handle, args=(raw, context), daemon=True).start()

@@ -39,6 +39,9 @@ package enum HTTPBin {
 /// in `NAL_H2_URL`, with its throwaway certificate authority in `NAL_H2_CA`.
 package enum H2Server {
     package static let url: URL? = ProcessInfo.processInfo.environment["NAL_H2_URL"].flatMap(URL.init(string:))
+    /// The same server on a port that offers HTTP/1.1 only (ALPN), over the same certificate.
+    package static let http1URL: URL? = ProcessInfo.processInfo.environment["NAL_TLS_HTTP1_URL"].flatMap(
+        URL.init(string:))
     /// The PEM file of the certificate the server presents, which no system trusts.
     package static let certificateAuthority: URL? = ProcessInfo.processInfo.environment["NAL_H2_CA"].map {
         URL(fileURLWithPath: $0)
@@ -57,19 +60,24 @@ package enum H2Server {
         package var peakStreams: Int
         /// The request's `Cookie` field.
         package var cookie: String?
+        /// Whether the connection's TLS handshake resumed an earlier session.
+        package var resumed: Bool
 
         enum CodingKeys: String, CodingKey {
             case protocol_ = "protocol"
-            case path, connection, peakStreams, cookie
+            case path, connection, peakStreams, cookie, resumed
         }
     }
 
     /// An endpoint on the server; `holdMilliseconds` delays the answer.
-    package static func endpoint(_ path: String, holdMilliseconds: Int = 0, query: Parameters = [:]) -> TestEndpoint {
+    /// An endpoint on the server; `http1Only` picks the port that offers HTTP/1.1 only.
+    package static func endpoint(
+        _ path: String, holdMilliseconds: Int = 0, query: Parameters = [:], http1Only: Bool = false
+    ) -> TestEndpoint {
         var query = query
         if holdMilliseconds > 0 { query["ms"] = .int(holdMilliseconds) }
         return TestEndpoint(
-            baseURL: url ?? URL(fileURLWithPath: "/"), path: path,
+            baseURL: (http1Only ? http1URL : url) ?? URL(fileURLWithPath: "/"), path: path,
             requestType: query.isEmpty ? .plain : .parameters(query, encoding: URLEncoding.queryString))
     }
 }

@@ -19,10 +19,12 @@ H2_DIR=""
 # which stop_servers removes; a script started by another shares its parent's.
 NAL_DATA_HOME_OWNED=""
 if [[ -z "${NAL_DATA_HOME:-}" ]]; then
-    NAL_DATA_HOME=$(mktemp -d "${TMPDIR:-/tmp}/nal-data-home.XXXXXX")
+    # Without it Foundation would fall back to ~/.local/share, silently.
+    NAL_DATA_HOME=$(mktemp -d "${TMPDIR:-/tmp}/nal-data-home.XXXXXX") \
+        || { echo "Error: no temporary folder for XDG_DATA_HOME" >&2; exit 1; }
     NAL_DATA_HOME_OWNED=1
-    export NAL_DATA_HOME XDG_DATA_HOME="$NAL_DATA_HOME"
 fi
+export NAL_DATA_HOME XDG_DATA_HOME="$NAL_DATA_HOME"
 
 stop_servers() {
     for pid in "$HTTPBIN_PID" "$FAULT_PID" "$H2_PID"; do
@@ -72,14 +74,16 @@ install_server_packages() {
     "$HTTPBIN_VENV/bin/pip" install --quiet --disable-pip-version-check "${HTTPBIN_REQUIREMENTS[@]}"
 }
 
-# An HTTPS server speaking HTTP/2 (scripts/h2_server.py) with a throwaway certificate: NAL_H2_URL and NAL_H2_CA.
+# An HTTPS server speaking HTTP/2 (scripts/h2_server.py) with a throwaway certificate: NAL_H2_URL and NAL_H2_CA; and
+# the same server offering HTTP/1.1 only: NAL_TLS_HTTP1_URL.
 start_h2_server() {
     install_server_packages || return 1
     mkdir -p .build
     # A folder of its own for the certificate and the log: another script's server (a mutation run, the sanitizers)
     # must not replace the certificate that a running server presents.
-    local dir port ca
-    dir=$(mktemp -d .build/h2-tls.XXXXXX) || return 1
+    local dir port http1port ca
+    # An absolute path: the mutation script removes it from another folder.
+    dir=$(mktemp -d "$PWD/.build/h2-tls.XXXXXX") || return 1
     H2_DIR=$dir
     "$HTTPBIN_VENV/bin/python" scripts/h2_server.py "$dir" > "$dir/server.log" 2>&1 &
     H2_PID=$!
@@ -90,8 +94,9 @@ start_h2_server() {
         return 1
     fi
     port=$(await_announcement "$dir/server.log" "$H2_PID" port)
+    http1port=$(await_announcement "$dir/server.log" "$H2_PID" http1port)
     # By name: the certificate is for localhost, not for 127.0.0.1.
-    export NAL_H2_URL="https://localhost:$port" NAL_H2_CA="$ca"
+    export NAL_H2_URL="https://localhost:$port" NAL_H2_CA="$ca" NAL_TLS_HTTP1_URL="https://localhost:$http1port"
     echo "== HTTP/2 server on $NAL_H2_URL (pid $H2_PID)"
 }
 

@@ -17,12 +17,6 @@
     /// It is also a task executor (`CurlTransport.executor`): jobs of tasks that prefer it run on this thread at the
     /// start of each round, so that a call made there, and the code around it, never crosses to another thread.
     final class CurlEventLoop: TaskExecutor, @unchecked Sendable {
-        // @unchecked: a spare handle is in no transfer and no multi handle, so no thread uses it until one takes it
-        // out from behind the lock.
-        private struct SpareHandles: @unchecked Sendable {
-            var handles: [UnsafeMutableRawPointer] = []
-        }
-
         private struct Queue: Sendable {
             var commands: [CurlTransfer] = []
             var stops: [CurlTransfer] = []
@@ -60,11 +54,8 @@
         private let handlesInLibcurl = Atomic<Int>(0)
         /// The transfers libcurl reported done in one round, kept to reuse the storage.
         private var done: [(transfer: CurlTransfer, code: Int32)] = []
-        /// Easy handles of ended transfers, for the next transfers to reuse: making and freeing one per call costs
-        /// libcurl a large zeroed allocation and a receive buffer each time. Reset to libcurl's defaults when taken.
-        private let spareHandles = Locked(SpareHandles())
-        /// The most spare handles kept: enough for a round's finished calls to hand theirs to the next calls.
-        static let maximumSpareHandles = 16
+        /// Where the transfers' easy handles come from, and where those of transfers that ended well go back.
+        let handles = CurlHandlePool()
 
         /// The loop thread's name, as `/proc/<pid>/task/<tid>/comm` shows it.
         static let threadName = "nal.curl"
@@ -94,24 +85,8 @@
         // Freed here, not when the loop ends: a stream's cancel may still be waking the multi handle then, and the
         // thread's closure keeps the loop alive until `run()` has returned.
         deinit {
-            for handle in spareHandles.withLock({ $0.handles }) {
-                // Reset first: a spare still holds options that point into its last transfer, now gone.
-                nal_curl_easy_reset(handle)
-                nal_curl_easy_cleanup(handle)
-            }
             _ = nal_curl_multi_cleanup(multi)
         }
-
-        /// An easy handle in libcurl's default state for a new transfer: a spare one when there is one, reset on
-        /// the caller's thread, else a new one; `nil` when libcurl cannot make one.
-        func takeHandle() -> UnsafeMutableRawPointer? {
-            guard let spare = spareHandles.withLock({ $0.handles.popLast() }) else { return nal_curl_easy_init() }
-            nal_curl_easy_reset(spare)
-            return spare
-        }
-
-        /// How many easy handles wait to be reused.
-        var spareHandleCount: Int { spareHandles.withLock { $0.handles.count } }
 
         /// How many transfers libcurl holds now: a call's handle leaves before the call returns.
         var transfersInLibcurl: Int { handlesInLibcurl.load(ordering: .relaxed) }
@@ -205,7 +180,7 @@
                 }
                 // libcurl's work for every finished transfer first, then the callers together: the first resumed
                 // call wakes a pool thread, and the others find it awake.
-                for (transfer, _) in done { remove(transfer) }
+                for (transfer, code) in done { remove(transfer, endedWell: code == CurlValue.ok) }
                 for (transfer, code) in done { transfer.complete(code: code) }
                 done.removeAll(keepingCapacity: true)
                 // With nothing running there is no deadline to check: libcurl's own timers, or a command, wake it.
@@ -258,18 +233,13 @@
             _ = nal_curl_easy_pause(handle, CurlValue.resume)
         }
 
-        /// Takes the transfer's handle out of the multi handle and frees it. The callbacks cannot run for it again.
-        private func remove(_ transfer: CurlTransfer) {
+        /// Takes the transfer's handle out of the multi handle, then frees it, or gives it back to be reused when the
+        /// transfer `endedWell` (libcurl finished it without an error). The callbacks cannot run for it again.
+        private func remove(_ transfer: CurlTransfer, endedWell: Bool = false) {
             guard let handle = transfer.handle, running.removeValue(forKey: handle) != nil else { return }
             handlesInLibcurl.subtract(1, ordering: .relaxed)
             _ = nal_curl_multi_remove_handle(multi, handle)
-            guard let handle = transfer.surrenderHandle() else { return }
-            let kept = spareHandles.withLock { spares in
-                guard spares.handles.count < Self.maximumSpareHandles else { return false }
-                spares.handles.append(handle)
-                return true
-            }
-            if !kept { nal_curl_easy_cleanup(handle) }
+            if endedWell { transfer.recycleHandle() } else { transfer.release() }
         }
 
         /// Fails the transfers that have been idle past their timeout; returns how long to wait for the next

@@ -24,6 +24,7 @@
         let idleTimeout: Duration
         let limit: Int
         private(set) var handle: UnsafeMutableRawPointer?
+        private let handles: CurlHandlePool
         private var headerList: UnsafeMutableRawPointer?
         private var head = CurlHead()
         /// The final head, once complete, as the call's response will hold it.
@@ -84,11 +85,11 @@
             case finished(Outcome?)
         }
 
-        /// Sets up `handle`, a new or reset easy handle that the transfer owns from now on, for `request`; throws
-        /// when libcurl refuses an option.
+        /// Sets up an easy handle from `handles` for `request`; throws when libcurl cannot make one or refuses an
+        /// option.
         init(
-            _ request: URLRequest, handle: UnsafeMutableRawPointer, upload: UploadBody?, url: URL,
-            idleTimeout: Duration, limit: Int,
+            _ request: URLRequest, handles: CurlHandlePool, upload: UploadBody?, url: URL, idleTimeout: Duration,
+            limit: Int,
             streamsBody: Bool = false, routing: (any BodyRouting)? = nil, progress: ProgressReporter? = nil,
             certificateAuthorities: String? = nil
         ) throws(NALError) {
@@ -99,6 +100,8 @@
             uploadLength = upload?.length
             self.idleTimeout = idleTimeout
             self.limit = limit
+            self.handles = handles
+            guard let handle = handles.take() else { throw .transport(CurlCode.urlError(27, url: url)) }
             self.handle = handle
             do {
                 try configure(handle, for: request, upload: upload, certificateAuthorities: certificateAuthorities)
@@ -113,20 +116,25 @@
             errorBuffer.deallocate()
         }
 
-        /// Frees the handle and the header list.
+        /// Frees the handle and the header list; called by the event loop once the handle left the multi handle, or
+        /// when the transfer goes.
         func release() {
-            if let handle = surrenderHandle() { nal_curl_easy_cleanup(handle) }
+            if let handle { handles.free(handle) }
+            releaseHeaderList()
         }
 
-        /// Frees the header list and gives up the handle, for the event loop to reuse once it has left the multi
-        /// handle; `nil` when it was given up already.
-        func surrenderHandle() -> UnsafeMutableRawPointer? {
+        /// Gives the handle back to be reused, once it left the multi handle after the transfer ended well, and
+        /// frees the header list.
+        func recycleHandle() {
+            // Reset before the header list is freed: until then the handle's options point at it.
+            if let handle { handles.recycle(handle) }
+            releaseHeaderList()
+        }
+
+        private func releaseHeaderList() {
             if let headerList { nal_curl_slist_free_all(headerList) }
             headerList = nil
-            // The error buffer goes with this transfer; the handle's other pointers are only handed to callbacks.
-            if let handle { _ = nal_curl_easy_setopt_pointer(handle, CurlOption.errorBuffer.rawValue, nil) }
-            defer { handle = nil }
-            return handle
+            handle = nil
         }
 
         // MARK: Setting up

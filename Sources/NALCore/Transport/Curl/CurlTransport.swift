@@ -112,8 +112,11 @@
         /// returns or throws. For tests.
         package var transfersInLibcurl: Int { loop.transfersInLibcurl }
 
-        /// How many easy handles of ended calls wait to be reused (at most 16). For tests.
-        package var spareHandleCount: Int { loop.spareHandleCount }
+        /// How many easy handles of calls that ended well wait to be reused (at most 16). For tests.
+        package var spareHandleCount: Int { loop.handles.spareCount }
+
+        /// How many libcurl easy handles are alive in this process, every transport's spares included. For tests.
+        package static var easyHandlesAlive: Int { CurlHandlePool.handlesAlive.load(ordering: .relaxed) }
 
         /// The event loop, for tests to watch it end (weakly) once the transport is gone.
         package var eventLoop: AnyObject { loop }
@@ -263,9 +266,8 @@
             _ request: URLRequest, upload: UploadBody?, _ exchange: Exchange
         ) async throws(NALError) -> CurlTransfer.Reply {
             guard let url = request.url else { throw .invalidRequest(.missingURL) }
-            guard let handle = loop.takeHandle() else { throw .transport(CurlCode.urlError(27, url: url)) }
             let transfer = try CurlTransfer(
-                request, handle: handle, upload: upload, url: url,
+                request, handles: loop.handles, upload: upload, url: url,
                 idleTimeout: .milliseconds(Int64((exchange.idleTimeout * 1000).rounded(.up))), limit: exchange.limit,
                 streamsBody: exchange.streamsBody, routing: exchange.routing, progress: exchange.progress,
                 certificateAuthorities: certificateAuthorities?.path)
