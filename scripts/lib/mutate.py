@@ -6,6 +6,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 
 
 def unescape(text):
@@ -43,6 +44,9 @@ def run(command, log, timeout=None):
     """Runs `command` in a session of its own, output to `log`; on timeout kills the whole session (the test
     binary and its exit-test children too) and returns None."""
     environment = dict(os.environ)
+    if "NAL_DATA_HOME" in os.environ:
+        # Foundation's cookie files of one run (scripts/lib/servers.sh) must not reach the next mutant's.
+        environment["XDG_DATA_HOME"] = tempfile.mkdtemp(dir=os.environ["NAL_DATA_HOME"])
     if command[-1].startswith("curl:"):
         # A filter "curl:X" runs the transport suites X against CurlTransport.
         environment["NAL_TEST_TRANSPORT"] = "curl"
