@@ -16,6 +16,8 @@ Every path answers JSON about the request:
   [?close=1] closes the connection once the answer is sent (HTTP/2: GOAWAY first);
   /big/<tag>?n=N (HTTP/2 only) answers N bytes of "<tag>|" repeated instead, as fast as flow control lets it, and
   stops when the client resets the stream: whose bytes a body holds shows which stream they came from;
+  [end_after_ms=M] ends the stream M ms after the last byte, in a DATA frame of its own that carries [late=K]
+  more bytes of "<tag>|" beyond the Content-Length (0 by default);
   "cookie": the request's Cookie field, if any; /set-cookie?name=N sets the cookie N=h2-baked.
 """
 
@@ -87,9 +89,15 @@ def serve_h2(sock, number):
     def send_big(stream_id, target):
         parts = urlsplit(target)
         unit = (parts.path.rsplit("/", 1)[-1] + "|").encode()
-        values = parse_qs(parts.query).get("n", ["1000000"])
-        total = int(values[0]) if values[0].isdigit() else 1000000
-        body = (unit * (total // len(unit) + 1))[:total]
+        query = parse_qs(parts.query)
+
+        def number(name, default):
+            value = query.get(name, [str(default)])[0]
+            return int(value) if value.isdigit() else default
+
+        total = number("n", 1000000)
+        end_after, late = number("end_after_ms", -1), number("late", 0)
+        body = (unit * ((total + late) // len(unit) + 1))[:total + late]
         with lock:
             connection.send_headers(stream_id, [(":status", "200"), ("content-length", str(total))])
             sock.sendall(connection.data_to_send())
@@ -103,10 +111,16 @@ def serve_h2(sock, number):
                     window_changed.wait(1)
                 if stream_id in reset_streams:
                     return
-                chunk = body[sent:sent + window]
-                connection.send_data(stream_id, chunk, end_stream=sent + len(chunk) >= total)
+                chunk = body[sent:min(sent + window, total)]
+                connection.send_data(stream_id, chunk, end_stream=end_after < 0 and sent + len(chunk) >= total)
                 sock.sendall(connection.data_to_send())
                 sent += len(chunk)
+        if end_after >= 0:
+            time.sleep(end_after / 1000)
+            with lock:
+                if stream_id not in reset_streams:
+                    connection.send_data(stream_id, body[total:], end_stream=True)
+                    sock.sendall(connection.data_to_send())
 
     def respond(stream_id, method, target, cookie):
         if urlsplit(target).path.startswith("/big/"):

@@ -5,13 +5,15 @@
 
     /// The easy handles of one transport. A call that ended well hands its handle back, reset to libcurl's defaults,
     /// and the next call takes it: making and freeing a handle per call costs libcurl a large zeroed allocation and
-    /// its buffers each time. A handle whose transfer was cut short (cancelled, timed out, failed) is freed instead:
-    /// libcurl before 7.77 reads a cut transfer's leftovers on the handle's next use, and a reset does not clear them.
+    /// its buffers each time. A handle whose transfer was cut short (cancelled, timed out, failed) is freed instead,
+    /// since a reset does not clear what the cut left: libcurl 7.88 hands the rest of an HTTP/2 stream dropped
+    /// mid-body to the handle's next transfer, and libcurl before 7.77 misreads a cut transfer's leftovers.
     ///
-    /// What a reset keeps is the handle's TLS session cache, so a new connection of the same transport may resume an
-    /// earlier session (checked against the same certificate authorities); connections and the DNS cache belong to the
-    /// multi handle, and libcurl's cookie, HSTS and alt-svc engines are never turned on.
-    final class CurlHandlePool: @unchecked Sendable {
+    /// What a reset keeps is the handle's TLS session cache (libcurl keeps a few sessions per handle), so a new
+    /// connection made with a reused handle may resume a session that handle made earlier, checked against the same
+    /// certificate authorities. Connections and the DNS cache belong to the multi handle, and libcurl's cookie, HSTS
+    /// and alt-svc engines are never turned on.
+    final class CurlHandlePool: Sendable {
         // @unchecked: a spare handle is in no transfer and no multi handle, so no thread uses it until one takes it
         // out from behind the lock.
         private struct Spares: @unchecked Sendable {
