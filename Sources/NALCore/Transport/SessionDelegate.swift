@@ -54,6 +54,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     static let tick = DispatchTimeInterval.milliseconds(5)
     /// Past this many bytes, a body is reserved its final capacity.
     static let largeBody = 1 << 20
+    /// The most capacity reserved at once; past it a body grows as it comes. A limit, or a `Content-Length` under
+    /// it, may be far larger than memory, and a reservation the system refuses stops the process (`Data` traps).
+    static let largestReservation = 256 << 20
 
     private let delegateQueue: SerialDelegateQueue
 
@@ -332,7 +335,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         if size > Self.largeBody, state.body.count <= Self.largeBody {
             // A large body gets its final capacity once: growing by doubling would briefly hold the old and the new
             // buffer, up to 1.5 times the limit. Capacity that is never written is never resident.
-            state.body.reserveCapacity(announced > 0 ? min(Int(announced), limit) : limit)
+            let final = announced > 0 ? min(Int(announced), limit) : limit
+            state.body.reserveCapacity(min(final, Self.largestReservation))
         }
         state.body.append(data)
         return nil

@@ -275,6 +275,32 @@ struct FaultServerTests {
         }
     }
 
+    @Test("with an in-memory limit larger than memory, a large body is kept and a huge announced one fails, no crash")
+    func limitLargerThanMemory() async {
+        // In a child process: a reservation the system refuses stops the process.
+        await inChildProcess {
+            await #expect(processExitsWith: .success) {
+                let client = Client<TestEndpoint>(transport: TestTransports.make())
+                let unlimited = RequestOptions(maximumResponseSize: .max)
+                do {
+                    let chunked = FaultServer.endpoint("chunked", query: ["total": 3_000_000])
+                    guard try await client.request(chunked, options: unlimited).data.count == 3_000_000 else { exit(2) }
+                } catch {
+                    exit(3)
+                }
+                // 100 GB announced, 2 MB sent, then the connection closes.
+                let announced = FaultServer.endpoint(
+                    "close-mid-body", query: ["length": 100_000_000_000, "send": 2_000_000])
+                do {
+                    _ = try await client.request(announced, options: unlimited)
+                    exit(4)
+                } catch {
+                    exit(error is NALError ? 0 : 5)
+                }
+            }
+        }
+    }
+
     /// Inflating the bomb keeps the work queue that every session in a process shares busy for a second or more
     /// (Linux fact 26), which would stall the calls of the tests beside it: it runs in a child process, in the heavy
     /// pass of scripts/test.sh, where its own bound is not eaten by its neighbours on a loaded machine.
