@@ -100,7 +100,8 @@ public struct RequestOptions: Sendable {
     /// The total timeout for this call in seconds, overriding the endpoint's `totalTimeout`: the whole call,
     /// middleware and retries included, must end within it.
     public var totalTimeout: TimeInterval?
-    /// The most bytes of body to keep in memory for this call, overriding the transport's limit.
+    /// The most bytes of body to keep in memory for this call, overriding the transport's limit; keep it below what
+    /// the process may use, as that limit's documentation says.
     public var maximumResponseSize: Int?
 
     /// Creates options; `nil` keeps the endpoint's or transport's setting.

@@ -45,7 +45,8 @@ public final class URLSessionTransport: Transport {
     /// Whether the session answers from NAL's stub server, which must know it is talking to this transport.
     let marksRequestsForStubs: Bool
     /// The most bytes of body kept in memory; more ends the call with `NALError.responseTooLarge`. Downloads to a
-    /// file are not limited by it.
+    /// file are not limited by it. It is the guard against a body larger than memory: keep it below what the process
+    /// may use (a body the system cannot hold stops the process), and download or stream larger ones.
     public let maximumResponseSize: Int
     /// The size up to which a multipart body made only of in-memory parts is built in memory; a larger one, and
     /// any form with a file part, streams piece by piece with its declared length.

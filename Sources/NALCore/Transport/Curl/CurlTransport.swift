@@ -36,7 +36,8 @@
 
         private let loop: CurlEventLoop
         /// The most bytes of body kept in memory; more ends the call with `NALError.responseTooLarge`. Downloads to
-        /// a file are not limited by it.
+        /// a file are not limited by it. It is the guard against a body larger than memory: keep it below what the
+        /// process may use (a body the system cannot hold stops the process), and download or stream larger ones.
         public let maximumResponseSize: Int
         /// Which redirects are followed, and how.
         public let redirectPolicy: RedirectPolicy
