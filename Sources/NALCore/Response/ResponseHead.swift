@@ -54,7 +54,8 @@ package struct ResponseHead: Sendable {
 
     /// One field's values, at least one, as one: joined, or once for a single-valued field that repeats one value.
     private static func combined(_ values: [String], name: String) -> String {
-        if Set(values).count == 1, values.count == 1 || singleValued.contains(name) { return values[0] }
+        let first = values[0]
+        if values.count == 1 || (singleValued.contains(name) && values.allSatisfy { $0 == first }) { return first }
         return values.joined(separator: ", ")
     }
 }

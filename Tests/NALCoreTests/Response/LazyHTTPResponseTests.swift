@@ -49,6 +49,17 @@ struct LazyHTTPResponseTests {
         #expect(try Self.lazy().value(forField: "Missing") == nil)
     }
 
+    @Test("a single-valued field sent twice with one value reads once, in any letter case, as the object gives it")
+    func repeatedSingleValuedField() throws {
+        let lazy = try Self.lazy([("content-length", "6"), ("Content-Length", "6"), ("vary", "a"), ("Vary", "a")])
+        for name in ["Content-Length", "content-length", "CONTENT-LENGTH"] {
+            #expect(lazy.value(forField: name) == "6", "\(name)")
+        }
+        #expect(lazy.response.value(forHTTPHeaderField: "Content-Length") == "6")
+        // Vary may list values: repeated, they are joined even when equal.
+        #expect(lazy.value(forField: "Vary") == "a, a")
+    }
+
     @Test("the status and field reads do not make the object; the first read of it does, once, for every copy")
     func madeOnceOnDemand() throws {
         let lazy = try Self.lazy(status: 404)

@@ -120,7 +120,7 @@
         /// when the transfer goes.
         func release() {
             if let handle { handles.free(handle) }
-            releaseHeaderList()
+            detachHandle()
         }
 
         /// Gives the handle back to be reused, once it left the multi handle after the transfer ended well, and
@@ -128,10 +128,11 @@
         func recycleHandle() {
             // Reset before the header list is freed: until then the handle's options point at it.
             if let handle { handles.recycle(handle) }
-            releaseHeaderList()
+            detachHandle()
         }
 
-        private func releaseHeaderList() {
+        /// Frees the header list and forgets the handle, which is freed or back in the pool by now.
+        private func detachHandle() {
             if let headerList { nal_curl_slist_free_all(headerList) }
             headerList = nil
             handle = nil
