@@ -7,6 +7,8 @@ these paths (query parameters in brackets):
   /echo                     the request as JSON: method, path, query, headers (in order), body (text and base64)
   /status/<code>            that status; [header=Name:Value, repeatable] [body=text]
   /redirect                 [status=302] [location=URL]: a redirect
+  /lengths                  value=V [value=W ...]: a 200 with one Content-Length field per value, exactly as given,
+                            then the body "abcd" and a close (values that disagree or are not numbers)
   /set-cookie               [name=flavor] [key=K]: sets the cookie name=cookie-K-77 (a value the request never held)
   /loop                     a 302 to itself, forever
   /huge-head                [bytes=300000] [single=1]: a 200 whose head has about that many bytes (in one field)
@@ -38,8 +40,9 @@ these paths (query parameters in brackets):
                             [digest=1]: answer {"sha256": hex, "etag": ...} of the content instead;
                             [pace_ms=M]: pause M ms after each MiB sent; [key=K] [hold_ms=M]: the first request
                             for K pauses M ms after its first MiB; [bad_range=1]: a 206 whose Content-Range
-                            starts one byte later than asked; [range_extra=K]: a 206 whose Content-Length and
-                            body are K bytes longer than its Content-Range (`endless`: no Content-Length, and
+                            starts one byte later than asked; [huge_range=1]: a 206 whose Content-Range ends at
+                            byte 2^63-1 of an unknown total (a length past 63 bits); [range_extra=K]: a 206 whose
+                            Content-Length and body are K bytes longer than its Content-Range (`endless`: no Content-Length, and
                             bytes past the range until the client closes, 256 MiB at most); [range_total=M]: a
                             206 whose Content-Range names M as the total; [unsatisfiable=S]: every range request gets 416
                             with `bytes */S` (these three also as headers X-Fault-Range-Extra, -Range-Total and
@@ -345,7 +348,10 @@ def serve_source(sock, request, total):
         # [bad_range=1]: a Content-Range that starts one byte after what was asked, as a broken server sends.
         shift = 1 if request.arg("bad_range") == "1" else 0
         claimed_total = int(fault_arg(request, "range_total") or total)
-        headers.append(("Content-Range", "bytes %d-%d/%d" % (start + shift, end - 1, claimed_total)))
+        if request.arg("huge_range") == "1":
+            headers.append(("Content-Range", "bytes %d-9223372036854775807/*" % start))
+        else:
+            headers.append(("Content-Range", "bytes %d-%d/%d" % (start + shift, end - 1, claimed_total)))
     stop = end
     cut = request.arg("cut")
     if cut and key and not cut_done and status == 200:
@@ -615,6 +621,10 @@ def handle(sock, request, connection=None):
     elif path.startswith("/status/"):
         extra = [tuple(item.split(":", 1)) for item in request.query.get("header", [])]
         respond(sock, int(path[len("/status/"):]), request.arg("body", "").encode(), headers=extra)
+    elif path == "/lengths":
+        fields = [("Content-Length", value) for value in request.query.get("value", [])]
+        sock.sendall(head(200, [("Content-Type", "text/plain"), ("Connection", "close")] + fields) + b"abcd")
+        return False
     elif path == "/redirect":
         status = request.int_arg("status", 302)
         respond(sock, status, b"redirecting", headers=[("Location", request.arg("location", "/echo"))])

@@ -1,5 +1,6 @@
 /// `Content-Range` (RFC 9110 §14.4): `bytes 100-199/1000` for a part, `bytes */1000` for an unsatisfiable range.
-/// Numbers that do not fit in 63 bits are refused, not trapped on.
+/// Numbers that do not fit in 63 bits are refused, not trapped on, and so is a last byte at `Int64.max`: the length
+/// it ends (`end + 1`) would not fit.
 struct ContentRange: Equatable {
     /// The part sent: first and last byte, or `nil` in `bytes */N`.
     let range: (start: Int64, end: Int64)?
@@ -28,7 +29,7 @@ struct ContentRange: Equatable {
         }
         let bounds = rangeText.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard bounds.count == 2, let start = Self.number(bounds[0]), let end = Self.number(bounds[1]), start <= end,
-            total.map({ end < $0 }) ?? true
+            end < Int64.max, total.map({ end < $0 }) ?? true
         else { return nil }
         range = (start, end)
     }

@@ -188,6 +188,28 @@ struct DownloadSafetyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
+    @Test("a 206 whose range ends at byte 2^63-1 is refused with a typed error, never trapped on")
+    func rangeEndingAtTheLastInt64() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = FaultServer.probe()
+        let destination = directory.appendingPathComponent("huge.bin")
+        do {
+            _ = try await client.request(
+                source(1_000_000, ["key": .string(key), "cut": "0.4", "huge_range": "1"], to: .file(destination)))
+            Issue.record("a range past 63 bits was accepted")
+        } catch {
+            guard case .transport(let urlError) = error else {
+                Issue.record("expected a transport error, got \(error)")
+                return
+            }
+            #expect(urlError.code == .cannotParseResponse)
+            #expect(urlError.localizedDescription.contains("9223372036854775807"))
+        }
+        #expect(try await FaultServer.journal(probe: key).count == 2, "the cut request and one resume")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
     @Test("a resumed part that cannot be decoded is not asked for again and again: one resume, then the error")
     func undecodableResumeIsNotRetried() async throws {
         let directory = try TransferFiles.scratchDirectory()
