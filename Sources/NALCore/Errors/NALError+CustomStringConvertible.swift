@@ -9,7 +9,7 @@ extension NALError: CustomStringConvertible {
         case .encoding(let reason): "Encoding failed: \(reason)"
         case .transport(let error):
             "Transport failed with URLError code \(error.code.rawValue) for \(DisplayText.url(error.failingURL)): "
-                + "\(DisplayText.capped(error.localizedDescription)). \(Self.advice(for: error.code))"
+                + "\(DisplayText.text(error.localizedDescription)). \(Self.advice(for: error.code))"
         case .transportUnavailable(let reason):
             "The transport cannot work on this machine: \(DisplayText.capped(reason))."
         case .unacceptableStatusCode(let response):
@@ -27,11 +27,11 @@ extension NALError: CustomStringConvertible {
         case .timedOut(let failure):
             Self.describe(failure)
         case .hookFailed(let underlying):
-            "A request hook failed: \(DisplayText.capped("\(underlying)"))."
+            "A request hook failed: \(DisplayText.text("\(underlying)"))."
         case .middlewareFailed(let middleware, let underlying):
-            "The middleware \(middleware) failed: \(DisplayText.capped("\(underlying)"))."
+            "The middleware \(middleware) failed: \(DisplayText.text("\(underlying)"))."
         case .tokenRefreshFailed(let underlying, let response):
-            "Refreshing the access token failed: \(DisplayText.capped("\(underlying)"))"
+            "Refreshing the access token failed: \(DisplayText.text("\(underlying)"))"
                 + (response.map { "; the request to \(DisplayText.url($0.request.url)) had answered \($0.statusCode)" }
                     ?? "") + ". Check the refresh endpoint and the stored refresh credentials."
         case .responseTooLarge(let limit, let url):
@@ -170,6 +170,12 @@ package enum DisplayText {
             end = utf8.index(before: end)
         }
         return String(text[..<end]) + "… (\(utf8.count - utf8.distance(from: utf8.startIndex, to: end)) more bytes)"
+    }
+
+    /// Text from elsewhere (libcurl's, Foundation's, another error's) as messages show it: the URLs in it redacted
+    /// (a proxy's password from the environment reaches libcurl's messages), then capped.
+    package static func text(_ text: String) -> String {
+        capped(SensitiveData.current.redacting(urlsIn: text))
     }
 
     /// A URL as messages show it: password and sensitive query values redacted, then capped.

@@ -67,6 +67,34 @@ extension SensitiveData {
         return result
     }
 
+    /// Free text (an error message from libcurl or Foundation, a log line) with every URL in it redacted as
+    /// `redacting(url:)` does. A URL runs from its scheme to the next white space; quotes around it stay outside, and
+    /// a quote inside its user information does not end it.
+    public func redacting(urlsIn text: String) -> String {
+        guard text.contains("://") else { return text }
+        var result = ""
+        var rest = text[...]
+        while let separator = rest.range(of: "://") {
+            var start = separator.lowerBound
+            while start > rest.startIndex, Self.isSchemeCharacter(rest[rest.index(before: start)]) {
+                start = rest.index(before: start)
+            }
+            let end = rest[separator.upperBound...].firstIndex(where: \.isWhitespace) ?? rest.endIndex
+            // Closing quotes and punctuation after the URL ("for 'http://u:p@host'.") are not part of it.
+            var urlEnd = end
+            while urlEnd > separator.upperBound, "'\"`.,;:)]>".contains(rest[rest.index(before: urlEnd)]) {
+                urlEnd = rest.index(before: urlEnd)
+            }
+            result += rest[..<start] + redacting(url: String(rest[start..<urlEnd])) + rest[urlEnd..<end]
+            rest = rest[end...]
+        }
+        return result + rest
+    }
+
+    private static func isSchemeCharacter(_ character: Character) -> Bool {
+        character.isASCII && (character.isLetter || character.isNumber || "+-.".contains(character))
+    }
+
     /// Form or query text (`a=1&password=x`) with the values of sensitive fields replaced by the marker.
     public func redacting(formFields text: some StringProtocol) -> String {
         redacting(formFields: text, separators: "&")

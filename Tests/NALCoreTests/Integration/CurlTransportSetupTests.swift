@@ -216,6 +216,35 @@
             }
         }
 
+        @Test("a proxy's password from the environment, which libcurl quotes in its messages, is not in the error")
+        func proxyPasswordRedacted() async {
+            await inChildProcess {
+                await #expect(processExitsWith: .success) {
+                    // A scheme libcurl refuses for a proxy, so that its message quotes the whole proxy URL.
+                    setenv("all_proxy", "gopher://user:s3cretPW@127.0.0.1:1", 1)
+                    unsetenv("no_proxy")
+                    unsetenv("NO_PROXY")
+                    guard let transport = try? CurlTransport(), let base = URL(string: "http://127.0.0.1:9") else {
+                        exit(3)
+                    }
+                    do throws(NALError) {
+                        _ = try await Client<TestEndpoint>(transport: transport).request(
+                            TestEndpoint(baseURL: base, path: "x"))
+                        exit(4)
+                    } catch {
+                        guard case .transport(let urlError) = error else { exit(5) }
+                        let shown = [
+                            String(describing: error), String(reflecting: error), urlError.localizedDescription,
+                            String(describing: urlError),
+                        ]
+                        // The message still names the proxy, without its password.
+                        guard error.description.contains("gopher://user:<redacted>@127.0.0.1:1") else { exit(6) }
+                        exit(shown.contains { $0.contains("s3cretPW") } ? 1 : 0)
+                    }
+                }
+            }
+        }
+
         @Test(
             "a head past 256 KiB ends the call with an error that says so, not one that blames maximumResponseSize",
             .enabled(if: FaultServer.url != nil, FaultServer.skipReason))

@@ -1,4 +1,5 @@
 // swift-format-ignore-file: NeverForceUnwrap
+
 // (A table of literal URLs and ranges, each of which parses.)
 import Foundation
 import NALCore
@@ -263,6 +264,32 @@ struct BadInputTableTests {
                 return "\(error)".contains("ada:<redacted>@127.0.0.1:1")
             }, hidden: ["hunter2"]),
         Row(
+            name: "6: a proxy's password in a transport's message (libcurl quotes the proxy's URL)",
+            attempt: call(
+                TestEndpoint(),
+                transport: FailingWith(
+                    error: .transport(
+                        URLError(
+                            .unknown,
+                            userInfo: [
+                                NSLocalizedDescriptionKey:
+                                    "Unsupported proxy scheme for 'gopher://ada:s3cr3t-8@127.0.0.1:1'"
+                            ])))),
+            matches: { error in
+                guard case .transport = error else { return false }
+                return "\(error)".contains("'gopher://ada:<redacted>@127.0.0.1:1'")
+            }, hidden: ["s3cr3t-8"]),
+        Row(
+            name: "6: a URL with a password in the message of a hook's own error",
+            attempt: call(
+                TestEndpoint(),
+                willSend: { _, _ in throw CocoaError(.fileReadUnknown, userInfo: ["url": "https://ada:s3cr3t-9@host/"])
+                }),
+            matches: { error in
+                guard case .hookFailed = error else { return false }
+                return true
+            }, hidden: ["s3cr3t-9"]),
+        Row(
             name: "7: nested and array query keys: user[password], access_token[]",
             attempt: call(
                 TestEndpoint(
@@ -377,6 +404,15 @@ struct BadInputTableTests {
                 return true
             }),
     ]
+
+    /// A transport whose every call fails with `error`.
+    struct FailingWith: Transport {
+        let error: NALError
+
+        func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
+            throw error
+        }
+    }
 
     @Test("each bad input ends in its typed NALError", arguments: rows)
     func badInput(row: Row) async {

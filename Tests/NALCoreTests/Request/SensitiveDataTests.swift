@@ -61,6 +61,25 @@ struct SensitiveDataTests {
         #expect(list.redacting(url: "https://host/path:with:colons@at") == "https://host/path:with:colons@at")
     }
 
+    @Test("URLs inside free text, as libcurl and Foundation quote them in messages, are redacted; the rest is kept")
+    func urlsInText() {
+        #expect(
+            list.redacting(urlsIn: "Unsupported proxy scheme for 'gopher://user:s3cretPW@127.0.0.1:1' (7)")
+                == "Unsupported proxy scheme for 'gopher://user:<redacted>@127.0.0.1:1' (7)")
+        #expect(
+            list.redacting(urlsIn: "Unsupported proxy syntax in 'http://user:s3cretPW@[::1': bad")
+                == "Unsupported proxy syntax in 'http://user:<redacted>@[::1': bad")
+        // A quote inside the password does not end the URL, and two URLs are both redacted.
+        #expect(
+            list.redacting(urlsIn: "from http://a:pw'1@h/x?token=t to https://b:pw2@h2/.")
+                == "from http://a:<redacted>@h/x?token=<redacted> to https://b:<redacted>@h2/.")
+        #expect(list.redacting(urlsIn: "no URL here: a:b@c") == "no URL here: a:b@c")
+        #expect(
+            list.redacting(urlsIn: "Could not resolve proxy: proxy.example") == "Could not resolve proxy: proxy.example"
+        )
+        #expect(list.redacting(urlsIn: "://user:pw@host") == "://user:<redacted>@host")
+    }
+
     @Test("JSON bodies: every sensitive field at any depth, arrays included, the rest byte for byte")
     func json() throws {
         let body = Data(

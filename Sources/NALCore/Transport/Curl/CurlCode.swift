@@ -9,8 +9,10 @@
         static let outOfMemory: Int32 = 27
 
         /// The error for `code`; `detail` is libcurl's error buffer for the transfer, which tells apart what one
-        /// code covers (bad chunking and a closed connection are both a receive error).
+        /// code covers (bad chunking and a closed connection are both a receive error). libcurl quotes URLs there,
+        /// a proxy's from the environment with its password: they are redacted.
         static func urlError(_ code: Int32, url: URL?, detail: String = "") -> URLError {
+            let detail = SensitiveData.current.redacting(urlsIn: detail)
             let description = detail.isEmpty ? message(code) : "\(detail) (libcurl error \(code))"
             var userInfo: [String: Any] = [NSLocalizedDescriptionKey: description]
             if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
