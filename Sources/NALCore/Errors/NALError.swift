@@ -79,7 +79,7 @@ public enum InvalidRequestReason: Sendable, Equatable {
     case baseURLMissingHost(baseURL: String)
     /// The endpoint path cannot be part of a URL; `problem` says which character and where.
     case invalidPath(path: String, problem: String)
-    /// Base URL, path and query joined together do not parse as a URL.
+    /// Base URL, path and query joined together do not parse as a URL, or a request's URL has no host.
     case invalidURL(String)
     /// A header name is empty or contains a character that is not allowed in an HTTP token.
     case invalidHeaderName(String)

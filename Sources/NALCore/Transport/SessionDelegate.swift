@@ -186,8 +186,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
+        guard let head = response as? HTTPURLResponse else { return completionHandler(.allow) }
+        if let length = head.value(forHTTPHeaderField: "Content-Length"),
+            let failure = ContentLengthCheck.failure([length], url: head.url)
+        {
+            completionHandler(.cancel)
+            return end(dataTask, dataTask.taskIdentifier, with: .failure(failure))
+        }
         completionHandler(.allow)
-        guard let head = response as? HTTPURLResponse else { return }
         let continuation = states.withLock { states -> UnsafeContinuation<Outcome, Never>? in
             guard let index = states.index(forKey: dataTask.taskIdentifier), states.values[index].stream != nil,
                 !states.values[index].headDelivered

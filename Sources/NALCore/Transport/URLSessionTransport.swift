@@ -176,6 +176,9 @@ public final class URLSessionTransport: Transport {
         guard let url = request.url else { throw .invalidRequest(.missingURL) }
         let scheme = url.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https" else { throw .invalidRequest(.unsupportedScheme(scheme)) }
+        // `http:///host/x` has no host for Foundation, and libcurl would read one from its path: a check of the host
+        // (a redirect policy's, a hook's) would then pass for a call that goes elsewhere. URLSession refuses it too.
+        guard let host = url.host, !host.isEmpty else { throw .invalidRequest(.invalidURL(url.absoluteString)) }
         if let method = request.httpMethod, !HTTPToken.isValid(method) { throw .invalidRequest(.invalidMethod(method)) }
         try HeaderChecks.checkAll(in: request)
     }

@@ -99,6 +99,79 @@ struct FaultServerTests {
         #expect(clock.now - start < Timing.bound(.seconds(10)))
     }
 
+    @Test("a 2 MB POST goes out at once, with no Expect: 100-continue, and a field with an empty value stays empty")
+    func bigPostAndEmptyField() async throws {
+        let body = Data(repeating: UInt8(ascii: "a"), count: 2_000_000)
+        let echo = try await client.request(
+            FaultServer.endpoint("echo", method: .post, requestType: .data(body), headers: ["X-Empty": ""]),
+            as: Echo.self)
+        #expect(echo.bodyLength == body.count)
+        #expect(echo.header("Expect") == nil)
+        #expect(echo.header("X-Empty") == "")
+        // A difference the porting table states: FoundationNetworking calls an untyped POST body a form.
+        #expect(echo.header("Content-Type") == (TestTransports.isCurl ? nil : "application/x-www-form-urlencoded"))
+    }
+
+    @Test("a URL with no host for Foundation (http:///host:port/x) is refused, sent or as a redirect's Location")
+    func urlWithoutHost() async throws {
+        let server = try #require(FaultServer.url)
+        let key = FaultServer.probe()
+        let hostless = try #require(URL(string: "http:///127.0.0.1:\(server.port ?? 0)/echo?probe=\(key)"))
+        #expect(hostless.host == nil)
+        // Straight to the transport: the Client refuses such a base URL before (baseURLMissingHost).
+        let sent = await #expect(throws: NALError.self) {
+            try await client.transport.send(
+                URLRequest(url: hostless), context: TransportContext(endpoint: TestEndpoint()))
+        }
+        guard case .invalidRequest(.invalidURL) = sent else {
+            Issue.record("expected invalidURL, got \(String(describing: sent))")
+            return
+        }
+        #expect(try await FaultServer.journal(probe: key).isEmpty, "a request went out")
+        let followed = await #expect(throws: NALError.self) {
+            try await client.request(
+                FaultServer.endpoint(
+                    "redirect",
+                    query: ["status": 302, "location": .string(hostless.absoluteString)]))
+        }
+        guard case .invalidRequest(.invalidURL) = followed else {
+            Issue.record("expected invalidURL, got \(String(describing: followed))")
+            return
+        }
+        // The redirect itself carries the probe in its query; a followed one would reach /echo.
+        let echoes = try await FaultServer.journal(probe: key).filter { $0.target.hasPrefix("/echo") }
+        #expect(echoes.isEmpty, "the redirect was followed")
+    }
+
+    @Test(
+        "a Content-Length that is not one number is refused, not used to frame the body by one of its values",
+        // (A value with no digit at all, "x", libcurl refuses itself, with an error of its own.)
+        arguments: ["value=2&value=4", "value=2%2C%204", "value=0x2", "value=%2B4", "value=4&value=5x"])
+    func contentLengthNotOneNumber(query: String) async throws {
+        let server = try #require(FaultServer.url)
+        let url = try #require(URL(string: "\(server.absoluteString)/lengths?\(query)"))
+        let error = await #expect(throws: NALError.self) {
+            try await client.transport.send(URLRequest(url: url), context: TransportContext(endpoint: TestEndpoint()))
+        }
+        guard case .transport(let urlError) = error else {
+            Issue.record("\(query): expected a transport error, got \(String(describing: error))")
+            return
+        }
+        #expect(urlError.code == .cannotParseResponse, "\(query)")
+        #expect(error?.description.contains("is not one length") == true, "\(query)")
+    }
+
+    @Test("the same Content-Length twice, or as a list of one number, frames the body as one field would")
+    func contentLengthRepeated() async throws {
+        let server = try #require(FaultServer.url)
+        for query in ["value=4&value=4", "value=4%2C%204"] {
+            let url = try #require(URL(string: "\(server.absoluteString)/lengths?\(query)"))
+            let response = try await client.transport.send(
+                URLRequest(url: url), context: TransportContext(endpoint: TestEndpoint()))
+            #expect(response.string() == "abcd", "\(query)")
+        }
+    }
+
     @Test("307 and 308 keep the method and the body, same origin", arguments: [307, 308])
     func redirectKeepsBody(status: Int) async throws {
         let probe = FaultServer.probe()
@@ -373,7 +446,38 @@ struct TrailerTests {
     #endif
 }
 
-/// Timeouts against the fault server. Serialized: their bounds are in milliseconds.
+@Suite(
+    "Integration: a Content-Length of 2^63 - 1", .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+struct LargestContentLengthTests {
+    static let endpoint = FaultServer.endpoint("lengths", query: ["value": "9223372036854775807"])
+
+    @Test("over URLSessionTransport on Linux, it ends the process: FoundationNetworking traps on the length")
+    func urlSessionCrashes() async {
+        #if os(Linux)
+            await inChildProcess {
+                await #expect(processExitsWith: .failure) {
+                    _ = try? await Client<TestEndpoint>(transport: URLSessionTransport()).request(Self.endpoint)
+                    exit(0)
+                }
+            }
+        #endif
+    }
+
+    #if os(Linux)
+        @Test("over CurlTransport the call ends with a lost connection: the server closed 4 bytes in")
+        func curlReportsTheCut() async throws {
+            let error = await #expect(throws: NALError.self) {
+                try await Client<TestEndpoint>(transport: try CurlTransport()).request(Self.endpoint)
+            }
+            guard case .transport(let urlError) = error else {
+                Issue.record("expected a transport error, got \(String(describing: error))")
+                return
+            }
+            #expect(urlError.code == .networkConnectionLost)
+        }
+    #endif
+}
+
 /// Cancellation racing completion on the network. FoundationNetworking's `cancel()` reports the cancellation from
 /// a queue that a completion can overtake, and then traps on a task it no longer knows (Linux fact 25); NAL queues
 /// every cancellation, its own and the one declining an authentication challenge makes, on the delegate queue.
@@ -429,6 +533,7 @@ struct CancellationRaceTests {
     }
 }
 
+/// Timeouts against the fault server. Serialized: their bounds are in milliseconds.
 @Suite("Integration: timeouts", .serialized, .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
 struct FaultServerTimeoutTests {
     let client = Client<TestEndpoint>(transport: TestTransports.make())

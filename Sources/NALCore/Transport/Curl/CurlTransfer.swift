@@ -3,6 +3,7 @@
     import Foundation
     import FoundationNetworking
     import NALLogging
+    import NALSupport
 
     /// One request on libcurl's easy interface: its handle, what the callbacks collect, and how the call ends.
     ///
@@ -252,8 +253,9 @@
                 lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
             }
             let has = Set(fields.keys.map { $0.lowercased() })
-            // What libcurl would add on its own and URLSession does not send: no Expect: 100-continue round trip,
-            // and no form Content-Type for a body whose type the caller did not give.
+            // What libcurl would add on its own: no Expect: 100-continue round trip, which URLSession does not make
+            // either, and no form Content-Type for a body whose type the caller did not give (FoundationNetworking
+            // adds one; the porting table in Transports.md says so).
             if !has.contains("expect") { lines.append("Expect:") }
             if !has.contains("content-type") { lines.append("Content-Type:") }
             for line in lines {
@@ -342,8 +344,15 @@
                 stoppedBecause = Self.headTooLarge(url: url)
                 return 0
             }
+            let wasComplete = head.isComplete
             head.take(line)
-            if streamsBody, writer == nil, head.isComplete { startStream() }
+            guard head.isComplete, !wasComplete else { return line.count }
+            let lengths = head.fields.filter { HTTPToken.equalsIgnoringASCIICase($0.name, "Content-Length") }
+            if !lengths.isEmpty, let failure = ContentLengthCheck.failure(lengths.map(\.value), url: url) {
+                stoppedBecause = failure
+                return 0
+            }
+            if streamsBody, writer == nil { startStream() }
             return line.count
         }
 
