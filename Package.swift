@@ -25,7 +25,10 @@ let package = Package(
         // NAL's own declarations of the libcurl functions CurlTransport calls, resolved at run time from the
         // libcurl FoundationNetworking links: no headers, no link step, nothing to install. Not a product.
         .target(name: "CCurl"),
-        .target(name: "NALCore", dependencies: ["NALLogging", "NALSupport", "CCurl"], swiftSettings: strictSettings),
+        .target(
+            name: "NALCore",
+            dependencies: ["NALLogging", "NALSupport", .target(name: "CCurl", condition: .when(platforms: [.linux]))],
+            swiftSettings: strictSettings),
         .target(name: "NALMiddleware", dependencies: ["NALCore", "NALLogging"], swiftSettings: strictSettings),
         .target(
             name: "NALStubbing", dependencies: ["NALCore", "NALLogging", "NALSupport"], swiftSettings: strictSettings),

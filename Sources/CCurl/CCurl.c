@@ -1,3 +1,6 @@
+// Linux only: CurlTransport exists where FoundationNetworking does (SOCK_CLOEXEC and the two-argument
+// pthread_setname_np are Linux's too). Elsewhere this file compiles to nothing.
+#if defined(__linux__)
 #define _GNU_SOURCE
 #include "CCurl.h"
 
@@ -7,14 +10,12 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 
-// libcurl's calling conventions, declared in our words. curl_easy_setopt, curl_easy_getinfo and
-// curl_multi_setopt are variadic: they are called through variadic pointers here, so that each argument travels as
-// the C ABI says, whatever its type.
+// libcurl's calling conventions, declared in our words. curl_easy_setopt and curl_multi_setopt are variadic: they
+// are called through variadic pointers here, so that each argument travels as the C ABI says, whatever its type.
 typedef void *(*easy_init_fn)(void);
 typedef void (*easy_cleanup_fn)(void *);
 typedef void (*easy_reset_fn)(void *);
 typedef int (*easy_setopt_fn)(void *, int, ...);
-typedef int (*easy_getinfo_fn)(void *, int, ...);
 typedef int (*easy_pause_fn)(void *, int);
 typedef const char *(*easy_strerror_fn)(int);
 typedef void *(*slist_append_fn)(void *, const char *);
@@ -58,7 +59,6 @@ static struct {
     easy_cleanup_fn easy_cleanup;
     easy_reset_fn easy_reset;
     easy_setopt_fn easy_setopt;
-    easy_getinfo_fn easy_getinfo;
     easy_pause_fn easy_pause;
     easy_strerror_fn easy_strerror;
     slist_append_fn slist_append;
@@ -107,7 +107,6 @@ static void load(void) {
     api.easy_cleanup = (easy_cleanup_fn)resolve(library, "curl_easy_cleanup", path);
     api.easy_reset = (easy_reset_fn)resolve(library, "curl_easy_reset", path);
     api.easy_setopt = (easy_setopt_fn)resolve(library, "curl_easy_setopt", path);
-    api.easy_getinfo = (easy_getinfo_fn)resolve(library, "curl_easy_getinfo", path);
     api.easy_pause = (easy_pause_fn)resolve(library, "curl_easy_pause", path);
     api.easy_strerror = (easy_strerror_fn)resolve(library, "curl_easy_strerror", path);
     api.slist_append = (slist_append_fn)resolve(library, "curl_slist_append", path);
@@ -188,7 +187,6 @@ int nal_curl_easy_open_sockets_closed_on_exec(void *easy) {
     return api.easy_setopt(easy, 20163, open_socket_closed_on_exec);
 }
 
-int nal_curl_easy_getinfo_long(void *easy, int info, long *value) { return api.easy_getinfo(easy, info, value); }
 int nal_curl_easy_pause(void *easy, int bitmask) { return api.easy_pause(easy, bitmask); }
 const char *nal_curl_easy_strerror(int code) { return api.easy_strerror(code); }
 
@@ -222,3 +220,5 @@ int nal_curl_multi_next_done(void *multi, nal_curl_done *done) {
 
 // Names the calling thread as the system shows it (at most 15 bytes); a GNU extension, hence here rather than in Swift.
 void nal_name_current_thread(const char *name) { (void)pthread_setname_np(pthread_self(), name); }
+
+#endif

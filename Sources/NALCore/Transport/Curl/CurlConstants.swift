@@ -16,7 +16,6 @@
         case customRequest = 10036
         case noProgress = 43
         case noBody = 44
-        case upload = 46
         case post = 47
         case followLocation = 52
         case verifyPeer = 64
@@ -26,7 +25,6 @@
         case httpVersion = 84
         case noSignal = 99
         case acceptEncoding = 10102
-        case infileSizeLarge = 30115
         case postFieldSizeLarge = 30120
         case copyPostFields = 10165
         case transferInfoData = 10057
@@ -53,8 +51,6 @@
         static let http11 = 2
         /// `CURLPIPE_MULTIPLEX`: several HTTP/2 streams on one connection.
         static let multiplex = 2
-        /// `CURLINFO_RESPONSE_CODE`: a long.
-        static let responseCodeInfo: Int32 = 0x20_0002
         /// `CURLE_OK`, `CURLM_OK`.
         static let ok: Int32 = 0
         /// `CURLPROTO_HTTP | CURLPROTO_HTTPS`.
