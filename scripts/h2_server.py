@@ -18,6 +18,7 @@ Every path answers JSON about the request:
   stops when the client resets the stream: whose bytes a body holds shows which stream they came from;
   [end_after_ms=M] ends the stream M ms after the last byte, in a DATA frame of its own that carries [late=K]
   more bytes of "<tag>|" beyond the Content-Length (0 by default);
+  /sent/<tag> adds "sent": how many bytes of /big/<tag> the server has sent so far (what flow control let out);
   "cookie": the request's Cookie field, if any; /set-cookie?name=N sets the cookie N=h2-baked.
 """
 
@@ -38,6 +39,8 @@ import h2.events
 
 CONNECTIONS = [0]
 COUNT_LOCK = threading.Lock()
+# Bytes of each /big/<tag> sent so far, for /sent/<tag>; behind COUNT_LOCK.
+SENT = {}
 
 
 def make_certificate(directory):
@@ -53,8 +56,12 @@ def make_certificate(directory):
 
 def answer(protocol, method, target, connection, peak, resumed, cookie=None):
     parts = urlsplit(target)
-    return json.dumps({"protocol": protocol, "path": parts.path, "method": method, "connection": connection,
-                       "peakStreams": peak, "cookie": cookie, "resumed": resumed}).encode()
+    fields = {"protocol": protocol, "path": parts.path, "method": method, "connection": connection,
+              "peakStreams": peak, "cookie": cookie, "resumed": resumed}
+    if parts.path.startswith("/sent/"):
+        with COUNT_LOCK:
+            fields["sent"] = SENT.get(parts.path[len("/sent/"):], 0)
+    return json.dumps(fields).encode()
 
 
 def closes_after(target):
@@ -88,7 +95,8 @@ def serve_h2(sock, number):
 
     def send_big(stream_id, target):
         parts = urlsplit(target)
-        unit = (parts.path.rsplit("/", 1)[-1] + "|").encode()
+        tag = parts.path.rsplit("/", 1)[-1]
+        unit = (tag + "|").encode()
         query = parse_qs(parts.query)
 
         def number(name, default):
@@ -115,6 +123,8 @@ def serve_h2(sock, number):
                 connection.send_data(stream_id, chunk, end_stream=end_after < 0 and sent + len(chunk) >= total)
                 sock.sendall(connection.data_to_send())
                 sent += len(chunk)
+            with COUNT_LOCK:
+                SENT[tag] = sent
         if end_after >= 0:
             time.sleep(end_after / 1000)
             with lock:

@@ -62,15 +62,17 @@ package enum H2Server {
         package var cookie: String?
         /// Whether the connection's TLS handshake resumed an earlier session.
         package var resumed: Bool
+        /// On `/sent/<tag>`: how many bytes of `/big/<tag>` the server has sent so far.
+        package var sent: Int?
 
         enum CodingKeys: String, CodingKey {
             case protocol_ = "protocol"
-            case path, connection, peakStreams, cookie, resumed
+            case path, connection, peakStreams, cookie, resumed, sent
         }
     }
 
-    /// An endpoint on the server; `holdMilliseconds` delays the answer.
-    /// An endpoint on the server; `http1Only` picks the port that offers HTTP/1.1 only.
+    /// An endpoint on the server; `holdMilliseconds` delays the answer, and `http1Only` picks the port that offers
+    /// HTTP/1.1 only.
     package static func endpoint(
         _ path: String, holdMilliseconds: Int = 0, query: Parameters = [:], http1Only: Bool = false
     ) -> TestEndpoint {

@@ -406,6 +406,29 @@
             #expect(answers.map(\.peakStreams).max() ?? 0 >= 2, "no two streams were open at once")
         }
 
+        @Test("a stream whose consumer is behind holds an HTTP/2 server back, and calls beside it are not held")
+        func pausedStreamHoldsTheServerBack() async throws {
+            let client = try Self.client()
+            let tag = "held\(FaultServer.probe().prefix(8))"
+            let total = 64_000_000
+            let stream = try await client.stream(
+                H2Server.endpoint("big/\(tag)", query: ["n": .int(total)]))
+            var iterator = stream.makeAsyncIterator()
+            var count = try await iterator.next()?.count ?? 0
+            // The consumer takes nothing for a second: the server could send all 64 MB in that time.
+            try await Task.sleep(for: .seconds(1))
+            let clock = ContinuousClock()
+            let start = clock.now
+            let sent = try await client.request(H2Server.endpoint("sent/\(tag)")).decode(H2Server.Answer.self)
+            #expect(clock.now - start < Timing.bound(.seconds(1)), "a call beside the paused stream waited for it")
+            // What the stream holds (1 MiB), plus what libcurl, TLS and the sockets buffer: far below what was due.
+            let held = try #require(sent.sent)
+            #expect(held < 16_000_000, "the server sent \(held) bytes to a consumer that took \(count)")
+            #expect(stream.body.waiting.memory <= StreamedBody.defaultHighWater + (1 << 20))
+            while let chunk = try await iterator.next() { count += chunk.count }
+            #expect(count == total)
+        }
+
         @Test("a cookie set over HTTP/2, in a lowercase set-cookie field, is kept and sent back")
         func cookieOverHTTP2() async throws {
             let name = "h2\(FaultServer.probe().prefix(8))"
