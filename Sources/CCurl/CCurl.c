@@ -93,7 +93,8 @@ static void *resolve(void *library, const char *name, const char *path) {
 }
 
 static void load(void) {
-    const char *path = getenv("NAL_LIBCURL");
+    // secure_getenv: a set-user-ID program never loads a library its caller names.
+    const char *path = secure_getenv("NAL_LIBCURL");
     if (path == NULL || path[0] == 0) path = "libcurl.so.4";
     void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (library == NULL) {
@@ -129,7 +130,7 @@ static void load(void) {
         snprintf(load_failure, sizeof load_failure, "curl_global_init failed with code %d", status);
         return;
     }
-    // CURLVERSION_NOW is the age the caller knows; every age has the fields read here.
+    // The age asked for is the oldest, CURLVERSION_FIRST (0): the fields read here are in every age.
     const struct version_layout *info = api.version_info(0);
     supports_http2 = info != NULL && (info->features & feature_http2) != 0;
     loaded = 1;

@@ -5,6 +5,12 @@
     /// What a libcurl result code means for a caller: the `URLError` that URLSession reports for the same failure, so
     /// that code written against either transport handles both.
     enum CurlCode {
+        /// `CURLE_FAILED_INIT`: libcurl could not take the transfer.
+        static let failedInit: Int32 = 2
+        /// `CURLE_WEIRD_SERVER_REPLY`: no response head NAL can read.
+        static let weirdServerReply: Int32 = 8
+        /// `CURLE_READ_ERROR`: the request body could not be read.
+        static let readError: Int32 = 26
         /// `CURLE_OUT_OF_MEMORY`.
         static let outOfMemory: Int32 = 27
 

@@ -212,7 +212,7 @@
             guard !transfer.isFinished, let handle = transfer.handle else { return }
             let code = nal_curl_multi_add_handle(multi, handle)
             guard code == CurlValue.ok else {
-                return transfer.finish(.failure(.transport(CurlCode.urlError(2, url: transfer.url))))
+                return transfer.finish(.failure(.transport(CurlCode.urlError(CurlCode.failedInit, url: transfer.url))))
             }
             running[handle] = transfer
             handlesInLibcurl.add(1, ordering: .relaxed)

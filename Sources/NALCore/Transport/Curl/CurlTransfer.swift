@@ -50,7 +50,6 @@
         weak var eventLoop: CurlEventLoop?
         /// The byte counts libcurl last reported, to tell activity from a quiet transfer.
         private var counted: (sent: Int64, received: Int64) = (0, 0)
-        /// Why a callback stopped the transfer, reported instead of libcurl's generic write error.
         /// Bytes of response heads so far, interim heads and trailers included.
         private var headBytes = 0
         /// The most bytes of heads a response may have: 256 KiB.
@@ -68,6 +67,7 @@
                         NSURLErrorFailingURLErrorKey: url,
                     ]))
         }
+        /// Why a callback stopped the transfer, reported instead of libcurl's generic write error.
         private var stoppedBecause: NALError?
         /// The streamed request body, read by libcurl through the read callback.
         private var uploadStream: UploadBodyStream?
@@ -102,7 +102,7 @@
             self.idleTimeout = idleTimeout
             self.limit = limit
             self.handles = handles
-            guard let handle = handles.take() else { throw .transport(CurlCode.urlError(27, url: url)) }
+            guard let handle = handles.take() else { throw .transport(CurlCode.urlError(CurlCode.outOfMemory, url: url)) }
             self.handle = handle
             do {
                 try configure(handle, for: request, upload: upload, certificateAuthorities: certificateAuthorities)
@@ -260,7 +260,7 @@
             if !has.contains("content-type") { lines.append("Content-Type:") }
             for line in lines {
                 guard let appended = nal_curl_slist_append(headerList, line) else {
-                    throw .transport(CurlCode.urlError(27, url: url))
+                    throw .transport(CurlCode.urlError(CurlCode.outOfMemory, url: url))
                 }
                 headerList = appended
             }
@@ -411,7 +411,7 @@
             lastActivity = .now
             let count = uploadStream.read(base.assumingMemoryBound(to: UInt8.self), maxLength: buffer.count)
             guard count >= 0 else {
-                stoppedBecause = uploadStream.failure ?? .transport(CurlCode.urlError(26, url: url))
+                stoppedBecause = uploadStream.failure ?? .transport(CurlCode.urlError(CurlCode.readError, url: url))
                 return Self.abortRead
             }
             return count
@@ -454,7 +454,7 @@
                 return finish(.failure(.transport(CurlCode.urlError(code, url: url, detail: detail))))
             }
             guard let response = finalHead() else {
-                return finish(.failure(.transport(CurlCode.urlError(8, url: url))))
+                return finish(.failure(.transport(CurlCode.urlError(CurlCode.weirdServerReply, url: url))))
             }
             // An empty body still decides where it went: an empty download is an empty file.
             if let routing, route == nil, !decideRoute(routing), let stoppedBecause {
