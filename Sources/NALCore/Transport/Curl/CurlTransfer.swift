@@ -102,7 +102,9 @@
             self.idleTimeout = idleTimeout
             self.limit = limit
             self.handles = handles
-            guard let handle = handles.take() else { throw .transport(CurlCode.urlError(CurlCode.outOfMemory, url: url)) }
+            guard let handle = handles.take() else {
+                throw .transport(CurlCode.urlError(CurlCode.outOfMemory, url: url))
+            }
             self.handle = handle
             do {
                 try configure(handle, for: request, upload: upload, certificateAuthorities: certificateAuthorities)
