@@ -7,20 +7,59 @@ import Foundation
 /// RFC 9112 §6.3: a `Content-Length` that is not one number ("2, 4", two fields that disagree, "0x2", "+2") leaves
 /// the body's end unknown, and a recipient must treat the response as an error. libcurl, under both transports, would
 /// frame the body by one of the values; NAL refuses the response instead.
-enum ContentLengthCheck {
+///
+/// Reads the values in place, without allocating: every response with a body passes through it.
+struct ContentLengthCheck {
+    /// The first length read, to compare the others with.
+    private var first: Substring?
+    /// Every value read so far names the same length, in digits only (a list of one number, "6, 6", passes: RFC
+    /// 9110 §8.6).
+    private(set) var namesOneLength = true
+
+    /// Reads one field's value, which may be a comma-separated list.
+    mutating func read(_ value: String) {
+        var rest = value[...]
+        while namesOneLength {
+            let comma = rest.firstIndex(of: ",")
+            check(Self.trimmed(rest[..<(comma ?? rest.endIndex)]))
+            guard let comma else { return }
+            rest = rest[rest.index(after: comma)...]
+        }
+    }
+
+    private mutating func check(_ length: Substring) {
+        guard !length.isEmpty, length.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            namesOneLength = false
+            return
+        }
+        guard let first else {
+            first = length
+            return
+        }
+        if !first.utf8.elementsEqual(length.utf8) { namesOneLength = false }
+    }
+
+    private static func trimmed(_ text: Substring) -> Substring {
+        var text = text
+        while let first = text.utf8.first, first == 0x20 || first == 0x09 { text = text.dropFirst() }
+        while let last = text.utf8.last, last == 0x20 || last == 0x09 { text = text.dropLast() }
+        return text
+    }
+
     /// The error for a response whose `Content-Length` fields hold `values` (each as sent, or as Foundation joined
-    /// them), or `nil` when they name one length, repeated or not (RFC 9110 §8.6 lets a list of one number through).
+    /// them), or `nil` when they name one length.
     static func failure(_ values: [String], url: URL?) -> NALError? {
-        let lengths = values.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-        guard let first = lengths.first else { return nil }
-        let isNumber = !first.isEmpty && first.utf8.allSatisfy { (0x30...0x39).contains($0) }
-        if isNumber, lengths.allSatisfy({ $0 == first }) { return nil }
-        let shown = DisplayText.capped(values.joined(separator: ", "))
+        var check = ContentLengthCheck()
+        for value in values { check.read(value) }
+        return check.namesOneLength ? nil : failure(shown: values.joined(separator: ", "), url: url)
+    }
+
+    /// The error for a `Content-Length` that is not one length, shown as `shown`.
+    static func failure(shown: String, url: URL?) -> NALError {
         var userInfo: [String: Any] = [
             NSLocalizedDescriptionKey:
-                "the response's Content-Length (\(shown)) is not one length, so where its body ends is unknown "
-                + "(RFC 9112 §6.3)"
+                "the response's Content-Length (\(DisplayText.capped(shown))) is not one length, so where its body "
+                + "ends is unknown (RFC 9112 §6.3)"
         ]
         if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
         return .transport(URLError(.cannotParseResponse, userInfo: userInfo))

@@ -349,9 +349,14 @@
             let wasComplete = head.isComplete
             head.take(line)
             guard head.isComplete, !wasComplete else { return line.count }
-            let lengths = head.fields.filter { HTTPToken.equalsIgnoringASCIICase($0.name, "Content-Length") }
-            if !lengths.isEmpty, let failure = ContentLengthCheck.failure(lengths.map(\.value), url: url) {
-                stoppedBecause = failure
+            var lengths = ContentLengthCheck()
+            for field in head.fields where HTTPToken.equalsIgnoringASCIICase(field.name, "Content-Length") {
+                lengths.read(field.value)
+            }
+            guard lengths.namesOneLength else {
+                let values = head.fields.filter { HTTPToken.equalsIgnoringASCIICase($0.name, "Content-Length") }
+                stoppedBecause = ContentLengthCheck.failure(
+                    shown: values.map(\.value).joined(separator: ", "), url: url)
                 return 0
             }
             if streamsBody, writer == nil { startStream() }
