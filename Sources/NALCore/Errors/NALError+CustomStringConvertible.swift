@@ -175,7 +175,7 @@ package enum DisplayText {
     /// Text from elsewhere (libcurl's, Foundation's, another error's) as messages show it: the URLs in it redacted
     /// (a proxy's password from the environment reaches libcurl's messages), then capped.
     package static func text(_ text: String) -> String {
-        capped(SensitiveData.current.redacting(urlsIn: text))
+        capped(SensitiveData.current.redacting(message: text))
     }
 
     /// A URL as messages show it: password and sensitive query values redacted, then capped.

@@ -71,10 +71,11 @@ extension SensitiveData {
     /// `redacting(url:)` does. A URL runs from its scheme to the next white space; quotes around it stay outside, and
     /// a quote inside its user information does not end it.
     public func redacting(urlsIn text: String) -> String {
-        guard text.contains("://") else { return text }
+        guard Self.schemeSeparator(in: text[...]) != nil else { return text }
         var result = ""
         var rest = text[...]
-        while let separator = rest.range(of: "://") {
+        // Linear in the text: each search starts where the last URL ended.
+        while let separator = Self.schemeSeparator(in: rest) {
             var start = separator.lowerBound
             while start > rest.startIndex, Self.isSchemeCharacter(rest[rest.index(before: start)]) {
                 start = rest.index(before: start)
@@ -89,6 +90,18 @@ extension SensitiveData {
             rest = rest[end...]
         }
         return result + rest
+    }
+
+    /// The first "://" in `text`, found byte by byte (Foundation's `range(of:)` may copy a substring for each search).
+    private static func schemeSeparator(in text: Substring) -> Range<String.Index>? {
+        let bytes = text.utf8
+        var index = bytes.startIndex
+        while let colon = bytes[index...].firstIndex(of: UInt8(ascii: ":")) {
+            let rest = bytes[colon...].dropFirst()
+            if rest.starts(with: "//".utf8) { return colon..<bytes.index(colon, offsetBy: 3) }
+            index = bytes.index(after: colon)
+        }
+        return nil
     }
 
     private static func isSchemeCharacter(_ character: Character) -> Bool {

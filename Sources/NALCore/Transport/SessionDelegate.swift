@@ -437,7 +437,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     static func nalError(_ error: any Error, state: State) -> NALError {
         var userInfo: [String: Any] = [NSUnderlyingErrorKey: error]
         if let url = state.url { userInfo[NSURLErrorFailingURLErrorKey] = url }
-        guard let urlError = error as? URLError else { return .transport(URLError(.unknown, userInfo: userInfo)) }
+        guard var urlError = error as? URLError else { return .transport(URLError(.unknown, userInfo: userInfo)) }
+        // FoundationNetworking passes libcurl's message on, which quotes a proxy from the environment as given.
+        let message = urlError.localizedDescription
+        let redacted = SensitiveData.current.redacting(message: message)
+        if redacted != message {
+            var kept: [String: Any] = [NSLocalizedDescriptionKey: redacted]
+            if let url = state.url ?? urlError.failingURL { kept[NSURLErrorFailingURLErrorKey] = url }
+            urlError = URLError(urlError.code, userInfo: kept)
+            userInfo[NSUnderlyingErrorKey] = urlError
+        }
         switch urlError.code {
         case .cancelled:
             return .cancelled

@@ -78,6 +78,12 @@ struct SensitiveDataTests {
             list.redacting(urlsIn: "Could not resolve proxy: proxy.example") == "Could not resolve proxy: proxy.example"
         )
         #expect(list.redacting(urlsIn: "://user:pw@host") == "://user:<redacted>@host")
+        // Many separators: one pass over the text, not one per URL.
+        let many = String(repeating: "a://b ", count: 200_000)
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect(list.redacting(urlsIn: many) == many)
+        #expect(clock.now - start < .seconds(5), "redaction is not linear in the text")
     }
 
     @Test("JSON bodies: every sensitive field at any depth, arrays included, the rest byte for byte")

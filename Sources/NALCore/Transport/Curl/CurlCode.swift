@@ -18,7 +18,7 @@
         /// code covers (bad chunking and a closed connection are both a receive error). libcurl quotes URLs there,
         /// a proxy's from the environment with its password: they are redacted.
         static func urlError(_ code: Int32, url: URL?, detail: String = "") -> URLError {
-            let detail = SensitiveData.current.redacting(urlsIn: detail)
+            let detail = SensitiveData.current.redacting(message: detail)
             let description = detail.isEmpty ? message(code) : "\(detail) (libcurl error \(code))"
             var userInfo: [String: Any] = [NSLocalizedDescriptionKey: description]
             if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
