@@ -10,10 +10,10 @@ import Foundation
 ///
 /// Reads the values in place, without allocating: every response with a body passes through it.
 struct ContentLengthCheck {
-    /// The first length read, to compare the others with.
+    /// The first length read, without leading zeros, to compare the others with.
     private var first: Substring?
     /// Every value read so far names the same length, in digits only (a list of one number, "6, 6", passes: RFC
-    /// 9110 §8.6).
+    /// 9110 §8.6; so do "6" and "06").
     private(set) var namesOneLength = true
 
     /// Reads one field's value, which may be a comma-separated list.
@@ -32,11 +32,12 @@ struct ContentLengthCheck {
             namesOneLength = false
             return
         }
+        let number = length.drop { $0 == "0" }
         guard let first else {
-            first = length
+            first = number
             return
         }
-        if !first.utf8.elementsEqual(length.utf8) { namesOneLength = false }
+        if !first.utf8.elementsEqual(number.utf8) { namesOneLength = false }
     }
 
     private static func trimmed(_ text: Substring) -> Substring {

@@ -164,7 +164,7 @@ struct FaultServerTests {
     @Test("the same Content-Length twice, or as a list of one number, frames the body as one field would")
     func contentLengthRepeated() async throws {
         let server = try #require(FaultServer.url)
-        for query in ["value=4&value=4", "value=4%2C%204"] {
+        for query in ["value=4&value=4", "value=4%2C%204", "value=4&value=04"] {
             let url = try #require(URL(string: "\(server.absoluteString)/lengths?\(query)"))
             let response = try await client.transport.send(
                 URLRequest(url: url), context: TransportContext(endpoint: TestEndpoint()))
@@ -451,6 +451,7 @@ struct TrailerTests {
 struct LargestContentLengthTests {
     static let endpoint = FaultServer.endpoint("lengths", query: ["value": "9223372036854775807"])
 
+    /// Pins FoundationNetworking's bug: once it is fixed, this fails, and the porting table's row goes.
     @Test("over URLSessionTransport on Linux, it ends the process: FoundationNetworking traps on the length")
     func urlSessionCrashes() async {
         #if os(Linux)
