@@ -27,6 +27,12 @@ struct ContentLengthCheck {
         }
     }
 
+    /// The one length the values read name, or `nil` when they name none, or one past `Int.max`.
+    var length: Int? {
+        guard namesOneLength, let first else { return nil }
+        return first.isEmpty ? 0 : Int(first)
+    }
+
     private mutating func check(_ length: Substring) {
         guard !length.isEmpty, length.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
             namesOneLength = false

@@ -486,11 +486,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// A `Content-Length` value as a number, also when the field came more than once with the same number and was
     /// merged into a list ("6, 6", which RFC 9110 §8.6 lets a recipient accept); `nil` for anything else.
     static func length(of contentLength: String) -> Int? {
-        let parts = contentLength.split(separator: ",", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-        guard let first = parts.first, let length = Int(first), length >= 0, parts.allSatisfy({ $0 == first })
-        else { return nil }
-        return length
+        var check = ContentLengthCheck()
+        check.read(contentLength)
+        return check.length
     }
 
     /// The `URLError` code for one of libcurl's messages (CURLE_PARTIAL_FILE, CURLE_RECV_ERROR on bad chunking,
