@@ -78,10 +78,12 @@ package enum TestTransports {
     #endif
 
     /// A transport whose every call fails with `error`.
-    struct FailingTransport: Transport {
-        let error: NALError
+    package struct FailingTransport: Transport {
+        package let error: NALError
 
-        func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
+        package init(error: NALError) { self.error = error }
+
+        package func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
             throw error
         }
     }

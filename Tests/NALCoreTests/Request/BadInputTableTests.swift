@@ -267,7 +267,7 @@ struct BadInputTableTests {
             name: "6: a proxy's password in a transport's message (libcurl quotes the proxy's URL)",
             attempt: call(
                 TestEndpoint(),
-                transport: FailingWith(
+                transport: TestTransports.FailingTransport(
                     error: .transport(
                         URLError(
                             .unknown,
@@ -407,15 +407,6 @@ struct BadInputTableTests {
     /// A hook's own error whose text quotes a URL with a password.
     struct UpstreamRefusal: Error, CustomStringConvertible {
         var description: String { "https://ada:s3cr3t-9@host/ refused the token" }
-    }
-
-    /// A transport whose every call fails with `error`.
-    struct FailingWith: Transport {
-        let error: NALError
-
-        func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
-            throw error
-        }
     }
 
     @Test("each bad input ends in its typed NALError", arguments: rows)
