@@ -164,6 +164,9 @@ package final class BodyChannel: Sendable {
     /// The bytes waiting for the consumer, in memory and in the spill file.
     package var waiting: (memory: Int, disk: Int64) { state.withLock { ($0.buffered, $0.spilled) } }
 
+    /// The name the spill file had before it was unlinked, while the body has one.
+    package var spillFileName: String? { state.withLock { $0.spill?.url.lastPathComponent } }
+
     /// Whether the body still takes chunks: not finished and not stopped.
     var isActive: Bool { state.withLock { $0.stopped == nil && $0.producerEnd == nil } }
 

@@ -48,7 +48,20 @@ final class SpillFile: @unchecked Sendable {
     }
 
     deinit {
-        close(descriptor)
+        // The last close frees every block the file holds, which takes a file system up to a second for a few GiB:
+        // never on the thread that dropped the body, which may be a caller's, under a lock.
+        let descriptor = descriptor
+        Self.closing.async { close(descriptor) }
+    }
+
+    /// Where spill files are closed, one at a time.
+    private static let closing = DispatchQueue(label: "dev.nal.stream-spill.close", qos: .utility)
+
+    /// Holds back the closing of spill files while `body` runs. For tests.
+    static func holdingCloses<T>(_ body: () async throws -> T) async rethrows -> T {
+        closing.suspend()
+        defer { closing.resume() }
+        return try await body()
     }
 
     /// Writes `data` at the end of the file and returns where it went. Called by the producer only.

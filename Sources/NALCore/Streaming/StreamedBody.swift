@@ -78,6 +78,12 @@ public final class StreamedBody: Sendable {
     /// The bytes waiting for the consumer, in memory and on disk.
     package var waiting: (memory: Int, disk: Int64) { channel.waiting }
 
+    /// Holds back the closing of spill files, which a dropped body leaves to another thread, while `body` runs. For
+    /// tests.
+    package static func holdingSpillFileCloses<T>(_ body: () async throws -> T) async rethrows -> T {
+        try await SpillFile.holdingCloses(body)
+    }
+
     /// The next chunk, or `nil` at the end.
     func next() async throws(NALError) -> Data? {
         try await channel.next()
@@ -125,6 +131,9 @@ public final class StreamedBody: Sendable {
 
         /// The bytes waiting for the consumer, in memory and on disk.
         package var waiting: (memory: Int, disk: Int64) { channel.waiting }
+
+        /// The name the spill file had before it was unlinked, while the body has one. For tests.
+        package var spillFileName: String? { channel.spillFileName }
 
         /// Waits in a task until the consumer has taken most of what waits, or the body was stopped.
         public func awaitCapacity() async { await channel.awaitCapacity() }

@@ -40,9 +40,17 @@ final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
     /// Callbacks waiting past which this queue's producer is held back, and below which it goes on.
     private let holdBackAt: (high: Int, low: Int)
 
+    /// Whether `cancel(_:)` waits for the work queue off this queue (a stream's session of its own), so that the
+    /// callbacks that keep coming until the cancellation takes effect are drained instead of piling up.
+    private let cancelsAside: Bool
+    /// Where cancellations of streams' tasks wait for the work queue, one at a time.
+    private static let cancellations = DispatchQueue(label: "dev.nal.transport.stream-cancel")
+
     /// A queue that holds its producer back past `highWater` waiting callbacks (see the type's documentation).
-    init(highWater: Int = SerialDelegateQueue.highWater) {
+    /// With `cancelsAside`, for a session that runs one stream's tasks, a cancellation does not hold the queue.
+    init(highWater: Int = SerialDelegateQueue.highWater, cancelsAside: Bool = false) {
         holdBackAt = (max(2, highWater), max(1, highWater / 4))
+        self.cancelsAside = cancelsAside
         super.init()
         maxConcurrentOperationCount = 1
     }
@@ -68,8 +76,16 @@ final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
     /// 25). Here, a completion that came first has marked the task completed, so `cancel()` does nothing; one that
     /// comes later is queued behind the report. `cancel()` waits for the session's work queue, so the producer is
     /// not held back while cancellations are pending: that wait would hold this queue, which holds the producer.
+    ///
+    /// A stream's queue (`cancelsAside`) hands the wait to another thread once the callbacks queued before it have
+    /// run: `cancel()` can wait a second or more for the work queue, and a dropped stream's server goes on sending
+    /// meanwhile. Held here, those chunks piled up in memory (hundreds of MiB a second); drained, they are dropped
+    /// as they come, and the producer is still held back if they outrun the queue. The session's tasks are this
+    /// stream's alone and the URL cache is off, so the completion it could race is this task's own, which
+    /// FoundationNetworking orders with the cancellation on the work queue.
     func cancel(_ task: URLSessionTask) {
-        waitingForWorkQueue { task.cancel() }
+        guard cancelsAside else { return waitingForWorkQueue { task.cancel() } }
+        queue.async { Self.cancellations.async { task.cancel() } }
     }
 
     /// Runs `work`, which waits for the session's work queue (creating, resuming or cancelling a task, or declining

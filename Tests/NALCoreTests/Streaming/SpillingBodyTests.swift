@@ -57,6 +57,33 @@ struct SpillingBodyTests {
         #expect(received == expected)
     }
 
+    @Test("dropping a spilled body leaves its file's close to another thread: freeing gigabytes takes a second")
+    func dropLeavesTheCloseToAnotherThread() async throws {
+        /// Whether this process holds a descriptor of the (unlinked) spill file once named `name`.
+        func isOpen(_ name: String) -> Bool {
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return descriptors.contains { descriptor in
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
+                return target?.contains("/\(name)") == true
+            }
+        }
+        let name = try await StreamedBody.holdingSpillFileCloses {
+            var (body, writer): (StreamedBody?, StreamedBody.Writer) = StreamedBody.makeStream(
+                highWater: 16 << 10, spillsToDisk: true)
+            for index in 0..<8 { #expect(writer.append(Self.chunk(index))) }
+            let name = try #require(writer.spillFileName)
+            #expect(isOpen(name))
+            withExtendedLifetime(body) {}
+            body = nil
+            // Dropped: the body stopped, and its file waits to be closed elsewhere, not by the thread that dropped it.
+            #expect(!writer.isActive)
+            #expect(isOpen(name), "the dropping thread closed the spill file")
+            return name
+        }
+        for _ in 0..<200 where isOpen(name) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(!isOpen(name), "the spill file was never closed")
+    }
+
     @Test("a consumer that catches up and falls behind again: the bytes stay in order across memory and disk")
     func interleaved() async throws {
         let (body, writer) = StreamedBody.makeStream(highWater: 32 << 10, spillsToDisk: true)
