@@ -37,6 +37,28 @@ struct RetryMiddlewareTests {
         #expect(attempts.seen.withLock { $0 } == [1, 2, 3])
     }
 
+    @Test("every attempt carries the caller's idle timeout, so that a retry's 60 s are 60 s too")
+    func attemptsKeepTheIdleTimeout() async throws {
+        struct IdleTimeouts: Middleware {
+            let seen = Locked<[TimeInterval?]>([])
+            func intercept(
+                _ request: URLRequest, context: TransportContext,
+                next: @Sendable (URLRequest, TransportContext) async throws -> Response
+            ) async throws -> Response {
+                seen.withLock { $0.append(context.idleTimeout) }
+                return try await next(request, context)
+            }
+        }
+        let seen = IdleTimeouts()
+        let client = Client<TestEndpoint>(middleware: [Self.fast, seen], transport: ScriptedTransport([503, 200]))
+        _ = try await client.request(TestEndpoint(timeout: 60))
+        _ = try await Client<TestEndpoint>(middleware: [Self.fast, seen], transport: ScriptedTransport([503, 200]))
+            .request(TestEndpoint(), options: RequestOptions(timeout: 7))
+        _ = try await Client<TestEndpoint>(middleware: [Self.fast, seen], transport: ScriptedTransport([200]))
+            .request(TestEndpoint())
+        #expect(seen.seen.withLock { $0 } == [60, 60, 7, 7, nil])
+    }
+
     @Test("after maxAttempts the last response is returned, and validation rejects it")
     func givesUp() async throws {
         let transport = ScriptedTransport([503])

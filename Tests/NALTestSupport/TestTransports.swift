@@ -24,19 +24,22 @@ package enum TestTransports {
 
     /// A transport of the selected kind with these settings. `cookieStorage` is the URLSession configuration's
     /// storage, or CurlTransport's; `nil` keeps each transport's default (URLSession's shared storage, no cookies
-    /// for CurlTransport).
+    /// for CurlTransport). `idleTimeout` is the transport's own: CurlTransport's, or the configuration's
+    /// `timeoutIntervalForRequest`.
     package static func make(
         redirectPolicy: RedirectPolicy = .follow,
         maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
         maximumConnectionsPerHost: Int = 6,
-        cookieStorage: HTTPCookieStorage? = nil
+        cookieStorage: HTTPCookieStorage? = nil,
+        idleTimeout: Double = 60
     ) -> any Transport {
         #if os(Linux)
             if isCurl {
                 do {
                     let transport = try CurlTransport(
                         maximumResponseSize: maximumResponseSize, redirectPolicy: redirectPolicy,
-                        maximumConnectionsPerHost: maximumConnectionsPerHost, cookieStorage: cookieStorage)
+                        idleTimeout: idleTimeout, maximumConnectionsPerHost: maximumConnectionsPerHost,
+                        cookieStorage: cookieStorage)
                     return selected == "curl-loop" ? OnItsLoop(base: transport) : transport
                 } catch {
                     // A suite that asked for curl must not quietly test URLSession instead.
@@ -46,6 +49,7 @@ package enum TestTransports {
         #endif
         let configuration = URLSessionConfiguration.default
         configuration.httpMaximumConnectionsPerHost = maximumConnectionsPerHost
+        configuration.timeoutIntervalForRequest = idleTimeout
         if let cookieStorage { configuration.httpCookieStorage = cookieStorage }
         return URLSessionTransport(
             configuration: configuration, maximumResponseSize: maximumResponseSize, redirectPolicy: redirectPolicy)

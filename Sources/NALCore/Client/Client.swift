@@ -197,7 +197,8 @@ public final class Client<Service: RemoteService>: Sendable {
             [self] () async throws(NALError) -> Response in
             try await send(
                 request, target: target, kind: prepared.kind, options: options, deadline: deadline,
-                progress: call.progress, streamsBody: call.streamsBody)
+                progress: call.progress, streamsBody: call.streamsBody, idleTimeout: options.timeout ?? endpoint.timeout
+            )
         }
         if let body = response.streamedBody, let deadline {
             BodyDeadline.enforce(deadline, on: body, with: totalTimeout)
@@ -222,7 +223,8 @@ public final class Client<Service: RemoteService>: Sendable {
     /// Runs the hooks and the transport, sharing the call with identical ones when de-duplication is on.
     private func send(
         _ request: URLRequest, target: Service, kind: RequestKind, options: RequestOptions,
-        deadline: ContinuousClock.Instant?, progress: TransferProgressHandler?, streamsBody: Bool
+        deadline: ContinuousClock.Instant?, progress: TransferProgressHandler?, streamsBody: Bool,
+        idleTimeout: TimeInterval?
     ) async throws(NALError) -> Response {
         var request = request
         if let willSend {
@@ -238,12 +240,12 @@ public final class Client<Service: RemoteService>: Sendable {
         }
         let context = TransportContext(
             endpoint: target, kind: kind, options: options, deadline: deadline, progress: progress,
-            streamsBody: streamsBody)
+            streamsBody: streamsBody, idleTimeout: idleTimeout)
         // A call that reports progress or streams is its caller's own; sharing it would send one caller's events or
         // chunks to another.
         guard let inFlight, progress == nil, !streamsBody,
             deduplicatedMethods.contains(HTTPMethod(rawValue: request.httpMethod ?? "GET")),
-            let key = InFlightRequests.Key(request, kind: kind, options: options)
+            let key = InFlightRequests.Key(request, kind: kind, options: options, idleTimeout: idleTimeout)
         else {
             return try await transport.send(request, context: context)
         }

@@ -24,6 +24,8 @@ final class InFlightRequests: Sendable {
         let body: Data?
         let upload: [UploadPart]
         let timeout: TimeInterval
+        /// The caller's idle timeout: a request's `timeoutInterval` of 60 s may be chosen or Foundation's default.
+        let idleTimeout: TimeInterval?
         let maximumResponseSize: Int?
 
         /// What identifies an uploaded file or part without reading a file.
@@ -56,7 +58,7 @@ final class InFlightRequests: Sendable {
         }
 
         /// The key of a request, or `nil` when what it sends cannot be compared.
-        init?(_ request: URLRequest, kind: RequestKind, options: RequestOptions) {
+        init?(_ request: URLRequest, kind: RequestKind, options: RequestOptions, idleTimeout: TimeInterval?) {
             switch kind {
             case .data:
                 body = request.httpBody
@@ -80,6 +82,7 @@ final class InFlightRequests: Sendable {
             url = request.url?.absoluteString ?? ""
             headers = request.allHTTPHeaderFields ?? [:]
             timeout = request.timeoutInterval
+            self.idleTimeout = idleTimeout
             maximumResponseSize = options.maximumResponseSize
         }
     }

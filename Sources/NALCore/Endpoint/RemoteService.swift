@@ -38,9 +38,10 @@ public protocol RemoteService: Sendable {
     var validation: RequestValidation { get }
     /// Sample response body for stubs and tests. Empty by default.
     var testData: Data { get }
-    /// The idle timeout for this endpoint in seconds, or `nil` to keep the session's
-    /// (`timeoutIntervalForRequest`, 60 s by default): the call fails when nothing is sent or received for this
-    /// long. Enforced by NAL with millisecond precision. `nil` by default.
+    /// The idle timeout for this endpoint in seconds, or `nil` to keep the transport's (a session's
+    /// `timeoutIntervalForRequest`, 60 s by default; `CurlTransport.idleTimeout`): the call fails when nothing is
+    /// sent or received for this long. Enforced by NAL with millisecond precision; 60 means 60 s, whatever the
+    /// transport's own. `nil` by default.
     var timeout: TimeInterval? { get }
     /// The total timeout for this endpoint in seconds: the whole call, middleware and retries included, must end
     /// within it. `nil` (no limit) by default.

@@ -36,12 +36,19 @@ public struct TransportContext: Sendable {
     /// arrived, with the body in `Response.streamedBody`. A transport that cannot stream returns the whole body in
     /// `data`, and the Client streams it from there. Middleware sees the head; the body flows past it.
     public let streamsBody: Bool
+    /// The idle timeout the caller chose for this call, in seconds (`RequestOptions.timeout`, else the endpoint's
+    /// `timeout`), or `nil` when it chose none and the transport's own applies.
+    ///
+    /// The Client also writes it into the request's `timeoutInterval`, but a `URLRequest` cannot say whether its
+    /// 60 s are a choice or Foundation's default: this can. A transport takes a request's `timeoutInterval` when it
+    /// is not 60 (set by hand, or by a middleware), else this value, else its own.
+    public let idleTimeout: TimeInterval?
 
     /// Creates a context.
     public init(
         endpoint: any RemoteService, kind: RequestKind = .data, options: RequestOptions = RequestOptions(),
         deadline: ContinuousClock.Instant? = nil, attempt: Int = 1, progress: TransferProgressHandler? = nil,
-        streamsBody: Bool = false
+        streamsBody: Bool = false, idleTimeout: TimeInterval? = nil
     ) {
         self.endpoint = endpoint
         self.kind = kind
@@ -50,14 +57,39 @@ public struct TransportContext: Sendable {
         self.attempt = attempt
         self.progress = progress
         self.streamsBody = streamsBody
+        self.idleTimeout = idleTimeout
     }
 
     /// This context for another attempt of the same call.
     public func forAttempt(_ attempt: Int) -> TransportContext {
         TransportContext(
             endpoint: endpoint, kind: kind, options: options, deadline: deadline, attempt: attempt, progress: progress,
-            streamsBody: streamsBody)
+            streamsBody: streamsBody, idleTimeout: idleTimeout)
     }
+
+    /// The idle timeout a transport applies to `request`: its `timeoutInterval` when that is not Foundation's
+    /// default of 60 s, else the caller's `idleTimeout` (so that 60 s asked for is 60 s), else `fallback`, the
+    /// transport's own.
+    ///
+    /// - Throws: `InvalidRequestReason.invalidTimeout` for a value that is not a positive number of seconds up to
+    ///   `RequestOptions.maximumTimeout`, naming where it came from (`fallbackSetting` for `fallback`).
+    package func idleTimeout(
+        of request: URLRequest, otherwise fallback: TimeInterval, fallbackSetting: String
+    ) throws(NALError) -> TimeInterval {
+        if request.timeoutInterval != Self.foundationDefaultTimeout {
+            try RequestOptions.validate(request.timeoutInterval, setting: "URLRequest timeoutInterval")
+            return request.timeoutInterval
+        }
+        if let idleTimeout {
+            try RequestOptions.validate(idleTimeout, setting: "idle timeout")
+            return idleTimeout
+        }
+        try RequestOptions.validate(fallback, setting: fallbackSetting)
+        return fallback
+    }
+
+    /// `URLRequest`'s `timeoutInterval` when nobody set one.
+    static let foundationDefaultTimeout: TimeInterval = 60
 
     /// A progress reporter for this attempt, or `nil` when nobody listens.
     package func progressReporter(totalBytesToSend: Int64? = nil) -> ProgressReporter? {

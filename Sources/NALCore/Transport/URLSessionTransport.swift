@@ -20,8 +20,8 @@ import NALSupport
 ///   that they follow the same redirect rules as every other header.
 /// - Redirects are followed by NAL (see `RedirectPolicy`): 307 and 308 keep their method and body, and sensitive
 ///   headers never cross origins.
-/// - The idle timeout (`request.timeoutInterval`, or the configuration's `timeoutIntervalForRequest` when the
-///   request keeps URLRequest's default of 60 s) is enforced by NAL with millisecond precision; FoundationNetworking
+/// - The idle timeout (the call's, else the configuration's `timeoutIntervalForRequest`: see
+///   `TransportContext.idleTimeout`) is enforced by NAL with millisecond precision; FoundationNetworking
 ///   rounds it down to whole seconds and crashes on NaN or huge values.
 /// - Download tasks are never created (they crash custom URLProtocols on Linux). Cancelling the calling `Task`
 ///   ends the call with `NALError.cancelled` at once and cancels the `URLSessionTask`.
@@ -30,7 +30,7 @@ public final class URLSessionTransport: Transport {
     public static let defaultMaximumResponseSize = 64 << 20
     /// The most redirects one call follows.
     public static let maximumRedirects = 20
-    /// URLRequest's own default, which means "not set": the configuration's idle timeout applies instead.
+    /// FoundationNetworking's own idle timer when nothing better is known.
     private static let defaultRequestTimeout: TimeInterval = 60
 
     let session: URLSession
@@ -98,7 +98,9 @@ public final class URLSessionTransport: Transport {
         var request = request
         try addAdditionalHeaders(to: &request)
         try Self.checkSendable(request)
-        let idleTimeout = try idleTimeout(of: request)
+        let idleTimeout = try context.idleTimeout(
+            of: request, otherwise: sessionIdleTimeout,
+            fallbackSetting: "URLSessionConfiguration timeoutIntervalForRequest")
         let started = (date: Date(), instant: ContinuousClock.now)
         // What goes on the wire: the caller's request, plus the stub server's markers for a stub session. The
         // response reports the caller's request, never the markers.
@@ -114,9 +116,9 @@ public final class URLSessionTransport: Transport {
         let progress = context.progressReporter(totalBytesToSend: upload?.length ?? temporaryFile.flatMap(Self.size))
 
         let limit = context.options.maximumResponseSize ?? maximumResponseSize
-        // A request with its own timeout gets the backstop in place of it (Foundation would truncate 0.5 to 0); one
-        // that keeps the default uses the session's, so the common case copies nothing.
-        if sent.timeoutInterval != Self.defaultRequestTimeout {
+        // A call with its own timeout gets the backstop in place of it (Foundation would truncate 0.5 to 0); one
+        // that keeps the session's uses the session's backstop, so the common case copies nothing.
+        if idleTimeout != sessionIdleTimeout || sent.timeoutInterval != Self.defaultRequestTimeout {
             sent.timeoutInterval = Self.backstop(for: idleTimeout)
         }
         let exchange = Exchange(limit: limit, idleTimeout: idleTimeout, progress: progress)
@@ -157,17 +159,6 @@ public final class URLSessionTransport: Transport {
     static func backstop(for idleTimeout: TimeInterval) -> TimeInterval {
         guard idleTimeout.isFinite, idleTimeout > 0 else { return defaultRequestTimeout }
         return min(idleTimeout, RequestOptions.maximumTimeout).rounded(.up) + 1
-    }
-
-    /// The idle timeout of `request`: its own, or the session's when it keeps URLRequest's default.
-    private func idleTimeout(of request: URLRequest) throws(NALError) -> TimeInterval {
-        if request.timeoutInterval == Self.defaultRequestTimeout {
-            try RequestOptions.validate(
-                sessionIdleTimeout, setting: "URLSessionConfiguration timeoutIntervalForRequest")
-            return sessionIdleTimeout
-        }
-        try RequestOptions.validate(request.timeoutInterval, setting: "URLRequest timeoutInterval")
-        return request.timeoutInterval
     }
 
     /// What every request meets before it goes out, whoever built it: an `http` or `https` URL, and headers that

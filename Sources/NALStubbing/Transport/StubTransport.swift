@@ -123,6 +123,10 @@ public final class StubTransport<Service: RemoteService>: Transport {
         }
         var current = request
         var redirects = 0
+        // A stub has no idle timeout of its own: URLSession's default.
+        func idleTimeout(of request: URLRequest) throws(NALError) -> TimeInterval {
+            try context.idleTimeout(of: request, otherwise: 60, fallbackSetting: "URLRequest timeoutInterval")
+        }
         while true {
             let recorded = RecordedRequest(
                 method: current.httpMethod ?? "GET", url: current.url ?? URL(fileURLWithPath: "/"),
@@ -136,7 +140,7 @@ public final class StubTransport<Service: RemoteService>: Transport {
                 try await Self.sendUpload(of: uploadSize, at: stubbed.bytesPerSecond, progress: progress)
             }
             if context.streamsBody, download == nil, stubbed.redirectLocation == nil {
-                let (http, body) = try await playStreaming(stubbed, for: current)
+                let (http, body) = try await playStreaming(stubbed, for: current, idleTimeout: idleTimeout(of: current))
                 stubbed.onDelivered.map { onDelivered in body.whenEnded { _ in onDelivered(recorded) } }
                 return Response(
                     request: request, httpResponse: http, data: Data(),
@@ -145,7 +149,8 @@ public final class StubTransport<Service: RemoteService>: Transport {
             let (http, body): (HTTPURLResponse, Data)
             do {
                 (http, body) = try await play(
-                    stubbed, for: current, context: context, download: download, progress: progress)
+                    stubbed, for: current, idleTimeout: idleTimeout(of: current), context: context,
+                    download: download, progress: progress)
             } catch {
                 await download?.abandonOffThread()
                 throw error
@@ -248,13 +253,11 @@ public final class StubTransport<Service: RemoteService>: Transport {
     /// Plays a stub to a caller that streams: returns at the head, and plays the body into the stream in a task of
     /// its own, at the stub's pace, waiting while the consumer is behind. The idle timeout applies between pieces.
     private func playStreaming(
-        _ stub: StubResponse, for request: URLRequest
+        _ stub: StubResponse, for request: URLRequest, idleTimeout: TimeInterval
     ) async throws(NALError) -> (HTTPURLResponse, StreamedBody) {
         let playback = StubPlayback(response: stub)
-        let idle = Duration.milliseconds(
-            Int64((min(request.timeoutInterval, RequestOptions.maximumTimeout) * 1000).rounded(.up)))
-        let idleFailure = NALError.timedOut(
-            TimeoutFailure(limit: .idle, seconds: request.timeoutInterval, url: request.url))
+        let idle = Duration.milliseconds(Int64((idleTimeout * 1000).rounded(.up)))
+        let idleFailure = NALError.timedOut(TimeoutFailure(limit: .idle, seconds: idleTimeout, url: request.url))
         if let problem = stub.statusProblem {
             throw .transport(
                 URLError(
@@ -299,13 +302,12 @@ public final class StubTransport<Service: RemoteService>: Transport {
 
     /// Plays a stub as URLSessionTransport would receive it: idle timeout, in-memory limit, failures.
     private func play(
-        _ stub: StubResponse, for request: URLRequest, context: TransportContext, download: DownloadJob?,
-        progress: ProgressReporter?
+        _ stub: StubResponse, for request: URLRequest, idleTimeout idle: TimeInterval, context: TransportContext,
+        download: DownloadJob?, progress: ProgressReporter?
     ) async throws(NALError)
         -> (HTTPURLResponse, Data)
     {
         let playback = StubPlayback(response: stub)
-        let idle = request.timeoutInterval
         let limit = context.options.maximumResponseSize ?? maximumResponseSize
         if let problem = stub.statusProblem {
             throw .transport(

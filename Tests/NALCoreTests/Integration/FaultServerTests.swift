@@ -612,6 +612,29 @@ struct FaultServerTimeoutTests {
         #expect(response.string() == "late")
     }
 
+    /// A `URLRequest` cannot tell 60 s chosen from Foundation's default of 60 s: both transports took an endpoint's
+    /// 60 s as "not set" and applied their own idle timeout (1 s here) instead.
+    @Test("an idle timeout of exactly 60 s, from the endpoint or the call, is 60 s: not the transport's own 1 s")
+    func sixtySecondsMeansSixty() async throws {
+        let client = Client<TestEndpoint>(transport: TestTransports.make(idleTimeout: 1))
+        let fromEndpoint = try await client.request(FaultServer.endpoint("delay", query: ["ms": 2500], timeout: 60))
+        #expect(fromEndpoint.string() == "late")
+        let fromCall = try await client.request(
+            FaultServer.endpoint("delay", query: ["ms": 2500]), options: RequestOptions(timeout: 60))
+        #expect(fromCall.string() == "late")
+        // Not set anywhere: the transport's own applies.
+        do throws(NALError) {
+            _ = try await client.request(FaultServer.endpoint("delay", query: ["ms": 2500]))
+            Issue.record("a call with no timeout of its own outlived the transport's 1 s")
+        } catch {
+            guard case .timedOut(let failure) = error else {
+                Issue.record("expected timedOut, got \(error)")
+                return
+            }
+            #expect(failure.limit == .idle && failure.seconds == 1)
+        }
+    }
+
     @Test("the per-call timeout overrides the endpoint's")
     func perCallTimeout() async throws {
         var failure: NALError?

@@ -41,7 +41,7 @@
         public let maximumResponseSize: Int
         /// Which redirects are followed, and how.
         public let redirectPolicy: RedirectPolicy
-        /// The idle timeout of a request that keeps URLRequest's default of 60 s.
+        /// The idle timeout of a call whose caller chose none (see `TransportContext.idleTimeout`).
         public let idleTimeout: TimeInterval
         /// The most connections open at once to one host: over HTTP/1.1 more calls wait for one of them; over
         /// HTTP/2 calls share a connection.
@@ -148,7 +148,8 @@
                 reported.setValue(type, forHTTPHeaderField: "Content-Type")
             }
             let exchange = Exchange(
-                idleTimeout: try idleTimeout(of: request),
+                idleTimeout: try context.idleTimeout(
+                    of: request, otherwise: idleTimeout, fallbackSetting: "CurlTransport idleTimeout"),
                 limit: context.options.maximumResponseSize ?? maximumResponseSize,
                 streamsBody: context.streamsBody && !context.kind.isDownload,
                 progress: context.progressReporter(totalBytesToSend: upload?.length))
@@ -282,10 +283,5 @@
             return try outcome.get()
         }
 
-        private func idleTimeout(of request: URLRequest) throws(NALError) -> TimeInterval {
-            guard request.timeoutInterval != 60 else { return idleTimeout }
-            try RequestOptions.validate(request.timeoutInterval, setting: "URLRequest timeoutInterval")
-            return request.timeoutInterval
-        }
     }
 #endif
