@@ -22,8 +22,9 @@ let package = Package(
         // Text and byte helpers with no NAL types (HTTP tokens, header lookup, form fields, SHA-256), shared by the
         // modules; not a product, so no user imports it.
         .target(name: "NALSupport", swiftSettings: strictSettings),
-        // NAL's own declarations of the libcurl functions CurlTransport calls, resolved at run time from the
-        // libcurl FoundationNetworking links: no headers, no link step, nothing to install. Not a product.
+        // NAL's own declarations of the libcurl functions CurlTransport calls, and of zlib's inflate, resolved at run
+        // time from the libcurl FoundationNetworking links and its zlib: no headers, no link step, nothing to
+        // install. Not a product.
         .target(name: "CCurl"),
         .target(
             name: "NALCore",

@@ -25,6 +25,9 @@ these paths (query parameters in brackets):
   /bad-chunking             a chunked body whose chunk-size line is not hex
   /not-gzip                 Content-Encoding: gzip over a body that is not gzip
   /truncated-gzip           a 12,000-byte gzip body cut to its first 6 bytes, Content-Length 6
+  /coded                    [size=N coding=gzip|deflate raw=1 members=M keep=P chunked=1 garbage=G]: N known bytes
+                            in a content coding (X-Plain-SHA256 names them), cut to P percent with a consistent
+                            Content-Length, in M gzip members, raw deflate, chunked, or with G zero bytes after
   /chunked                  [total=N] [chunk=65536]: N bytes, chunked, as fast as the socket takes them
   /gzip-bomb                [total=N]: N zero bytes gzip-compressed (about N/1000 on the wire), chunked
   /flaky                    [key=K] [failures=2] [status=503] [retry_after=S]: the first `failures` requests with this
@@ -705,6 +708,28 @@ def handle(sock, request, connection=None):
         return False
     elif path == "/not-gzip":
         respond(sock, 200, b"this body is plain text, not gzip", headers=[("Content-Encoding", "gzip")])
+    elif path == "/coded":
+        # SIZE deterministic bytes in a content coding: gzip (several members with MEMBERS), deflate with its zlib
+        # wrapper or raw (RAW=1); KEEP percent of the coded bytes sent with a Content-Length that says so (a coding
+        # cut short with consistent framing), chunked with CHUNKED=1; GARBAGE bytes after the coded stream.
+        size = request.int_arg("size", 50000)
+        plain = bytes((i * 7 + i // 251) % 256 for i in range(size))
+        coding = request.arg("coding", "gzip")
+        if coding == "deflate":
+            compressor = zlib.compressobj(6, zlib.DEFLATED, -15 if request.int_arg("raw", 0) else 15)
+            coded = compressor.compress(plain) + compressor.flush()
+        else:
+            members = max(1, request.int_arg("members", 1))
+            step = -(-size // members)
+            coded = b"".join(gzip.compress(plain[i:i + step], mtime=0) for i in range(0, size, step))
+        coded = coded[:len(coded) * request.int_arg("keep", 100) // 100] + b"\x00" * request.int_arg("garbage", 0)
+        headers = [("Content-Type", "application/octet-stream"), ("Content-Encoding", coding),
+                   ("X-Plain-SHA256", hashlib.sha256(plain).hexdigest())]
+        if request.int_arg("chunked", 0):
+            sock.sendall(head(200, headers + [("Transfer-Encoding", "chunked")]))
+            send_chunked(sock, (coded[i:i + 4096] for i in range(0, len(coded), 4096)))
+        else:
+            sock.sendall(head(200, headers + [("Content-Length", str(len(coded)))]) + coded)
     elif path == "/truncated-gzip":
         whole = gzip.compress(bytes(range(256)) * 47, mtime=0)
         respond(sock, 200, whole[:6], headers=[("Content-Encoding", "gzip")])

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "CInflate.h"
+
 /// Receives bytes from libcurl (body or header lines): returns how many it took; anything else stops the transfer.
 typedef size_t (*nal_curl_data_callback)(char *bytes, size_t size, size_t count, void *context);
 /// Gives libcurl up to size * count bytes of request body: returns how many it wrote, 0 at the end.

@@ -25,6 +25,8 @@
         case httpVersion = 84
         case noSignal = 99
         case acceptEncoding = 10102
+        /// `CURLOPT_HTTP_CONTENT_DECODING`.
+        case httpContentDecoding = 158
         case postFieldSizeLarge = 30120
         case copyPostFields = 10165
         case transferInfoData = 10057

@@ -40,6 +40,8 @@
         private let uploadLength: Int64?
         /// The progress reporter has been told how much to expect.
         private var announcedBody = false
+        /// Decodes the body's content coding, when it has one NAL offered; set when the final head is complete.
+        private var decoder: ContentDecoder?
         /// For a streamed call: what the body is written to once the head has arrived.
         private let streamsBody: Bool
         private var writer: StreamedBody.Writer?
@@ -167,8 +169,10 @@
             // with no open connection yet until the first call's response head has arrived.
             if url.scheme?.lowercased() == "https" { try set(.pipeWait, 1) }
             try set(.httpVersion, nal_curl_supports_http2() != 0 ? CurlValue.http2OverTLS : CurlValue.http11)
-            // Every encoding this libcurl decodes is offered, and the body is inflated before the limit counts it.
-            try set(.acceptEncoding, "")
+            // NAL decodes what it offers itself (`ContentDecoder`), so that a coding cut short is an error; libcurl
+            // passes the coded bytes on. The limit counts decoded bytes.
+            try set(.acceptEncoding, ContentDecoder.offered)
+            try set(.httpContentDecoding, 0)
             try check(nal_curl_easy_setopt_data_callback(handle, CurlOption.writeFunction.rawValue, curlReceiveBody))
             try check(nal_curl_easy_setopt_pointer(handle, CurlOption.writeData.rawValue, context))
             try check(nal_curl_easy_setopt_data_callback(handle, CurlOption.headerFunction.rawValue, curlReceiveHeader))
@@ -292,23 +296,41 @@
 
         fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
             lastActivity = .now
-            if let writer { return stream(bytes, to: writer) }
+            if let writer {
+                guard writer.isActive else { return 0 }
+                // Before anything is decoded: libcurl hands the same bytes over again when the transfer resumes.
+                if writer.isFull { return pause(for: writer) }
+            }
+            guard let decoder else { return take(bytes) ? bytes.count : 0 }
+            do {
+                guard try decoder.decode(bytes, url: url, into: take) else { return 0 }
+            } catch {
+                stoppedBecause = error
+                return 0
+            }
+            return bytes.count
+        }
+
+        /// Hands on decoded body bytes: to the stream, the download's file, or memory; `false` stops the transfer
+        /// (the reason, if any, is kept for the outcome).
+        private func take(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            if let writer { return writer.append(Data(bytes)) }
             if let routing {
-                if route == nil, !decideRoute(routing) { return 0 }
+                if route == nil, !decideRoute(routing) { return false }
                 if case .file = route {
                     do {
                         try routing.write(Data(bytes))
                     } catch {
                         stoppedBecause = error
-                        return 0
+                        return false
                     }
                     progress?.received(bytes.count)
-                    return bytes.count
+                    return true
                 }
             }
             guard body.count + bytes.count <= limit else {
                 stoppedBecause = .responseTooLarge(limit: limit, url: url)
-                return 0
+                return false
             }
             if !announcedBody, let progress {
                 announcedBody = true
@@ -318,7 +340,7 @@
             }
             body.append(contentsOf: bytes)
             progress?.received(bytes.count)
-            return bytes.count
+            return true
         }
 
         /// Asks `routing` where the body goes; `false` when it failed (the reason is kept for the outcome).
@@ -359,6 +381,14 @@
                     shown: values.map(\.value).joined(separator: ", "), url: url)
                 return 0
             }
+            let codings = head.fields.filter { HTTPToken.equalsIgnoringASCIICase($0.name, "Content-Encoding") }
+            do throws(NALError) {
+                decoder = try ContentDecoder.make(
+                    contentEncoding: codings.isEmpty ? nil : codings.map(\.value).joined(separator: ", "))
+            } catch {
+                stoppedBecause = error
+                return 0
+            }
             if streamsBody, writer == nil { startStream() }
             return line.count
         }
@@ -387,21 +417,16 @@
             finish(.success(Reply(head: response, data: Data(), stream: body)))
         }
 
-        /// Appends `bytes` to the stream, or pauses the transfer while the consumer is behind (libcurl keeps the
-        /// bytes and hands them over again when it resumes).
-        private func stream(_ bytes: UnsafeRawBufferPointer, to writer: StreamedBody.Writer) -> Int {
-            guard writer.isActive else { return 0 }
-            if writer.isFull {
-                isPaused = true
-                Task { [weak eventLoop, weak self] in
-                    await writer.awaitCapacity()
-                    guard let eventLoop, let self else { return }
-                    eventLoop.resume(self)
-                }
-                return Self.pauseWriting
+        /// Pauses the transfer while the stream's consumer is behind: libcurl keeps the bytes and hands them over
+        /// again when it resumes.
+        private func pause(for writer: StreamedBody.Writer) -> Int {
+            isPaused = true
+            Task { [weak eventLoop, weak self] in
+                await writer.awaitCapacity()
+                guard let eventLoop, let self else { return }
+                eventLoop.resume(self)
             }
-            guard writer.append(Data(bytes)) else { return 0 }
-            return bytes.count
+            return Self.pauseWriting
         }
 
         /// `CURL_WRITEFUNC_PAUSE`.
@@ -463,6 +488,7 @@
             guard let response = finalHead() else {
                 return finish(.failure(.transport(CurlCode.urlError(CurlCode.weirdServerReply, url: url))))
             }
+            if let cutShort = decoder?.endFailure(url: url) { return finish(.failure(cutShort)) }
             // An empty body still decides where it went: an empty download is an empty file.
             if let routing, route == nil, !decideRoute(routing), let stoppedBecause {
                 return finish(.failure(stoppedBecause))
@@ -471,7 +497,10 @@
         }
 
         private func endStream(_ writer: StreamedBody.Writer, code: Int32) {
-            if code == CurlValue.ok { return writer.finish() }
+            if code == CurlValue.ok {
+                if let cutShort = decoder?.endFailure(url: url) { return writer.finish(throwing: cutShort) }
+                return writer.finish()
+            }
             let detail = String(cString: errorBuffer)
             writer.finish(throwing: stoppedBecause ?? .transport(CurlCode.urlError(code, url: url, detail: detail)))
         }

@@ -16,7 +16,8 @@
     ///
     /// It keeps `URLSessionTransport`'s contract: framing headers are NAL's; NAL follows redirects (`RedirectPolicy`)
     /// with the same credential rules; idle and total timeouts with millisecond precision; the in-memory limit counts
-    /// bytes after decompression and ends the transfer at the first byte past it; uploads stream from disk;
+    /// bytes after decompression and ends the transfer at the first byte past it; a content coding (`gzip`,
+    /// `deflate`, the ones it offers) is decoded by NAL, and one cut short fails the call; uploads stream from disk;
     /// downloads resume and move into place atomically; progress; streamed bodies pause the transfer while their
     /// consumer is behind (nothing spills to disk).
     ///
@@ -192,14 +193,6 @@
             while true {
                 let reply = try await self.exchange(try withCookies(sent), upload: upload, exchange)
                 storeCookies(of: reply.head, for: sent)
-                // libcurl, like URLSession, hands over a gzip body too short to be one as empty, without an error.
-                if let cutShort = SessionDelegate.truncatedGzip(
-                    contentEncoding: reply.head.value(forField: "Content-Encoding"),
-                    contentLength: reply.head.value(forField: "Content-Length"), url: sent.url)
-                {
-                    reply.stream?.stop(with: .cancelled)
-                    throw cutShort
-                }
                 guard let next = try followUp(to: sent, after: reply.head) else { return reply }
                 reply.stream?.stop(with: .cancelled)
                 redirects += 1

@@ -1,0 +1,117 @@
+#if os(Linux)
+    import CCurl
+    import Foundation
+    import NALSupport
+
+    /// Decodes a response's content coding (`gzip`, `deflate`) as its bytes arrive, on zlib, and knows whether the
+    /// coded stream ended: libcurl 7.88 inflates without noticing a stream cut short when the framing is consistent,
+    /// and stops at the first member of a gzip file made of several. Event-loop thread only.
+    final class ContentDecoder {
+        /// The codings NAL decodes, offered in `Accept-Encoding`.
+        static let offered = "gzip, deflate"
+
+        private let decoder: UnsafeMutableRawPointer
+        private let coding: String
+        /// The largest piece handed on at once.
+        private static let pieceSize = 64 << 10
+        private let output = UnsafeMutableRawBufferPointer.allocate(byteCount: pieceSize, alignment: 1)
+        /// Coded bytes taken so far.
+        private(set) var codedBytes: Int64 = 0
+        /// Whether the last stream (member) ended, and nothing but another member may follow.
+        private var ended = false
+        /// Whether what follows the end is left out.
+        private var ignoresRest = false
+
+        /// A decoder for `contentEncoding`, or `nil` when the body is not coded, or coded in a way NAL passes on as
+        /// it came (a coding it did not offer, or several stacked).
+        /// - Throws: when zlib cannot be loaded.
+        static func make(contentEncoding: String?) throws(NALError) -> ContentDecoder? {
+            guard let value = contentEncoding?.trimmingCharacters(in: .whitespaces).lowercased(), !value.isEmpty
+            else { return nil }
+            let gzip: Int32
+            switch value {
+            case "gzip", "x-gzip": gzip = 1
+            case "deflate": gzip = 0
+            default: return nil
+            }
+            guard let decoder = nal_inflate_new(gzip) else {
+                let reason = nal_inflate_load().map { String(cString: $0) } ?? "zlib is out of memory"
+                throw .transport(
+                    URLError(
+                        .cannotDecodeContentData,
+                        userInfo: [NSLocalizedDescriptionKey: "the \(value) body cannot be decoded: \(reason)"]))
+            }
+            return ContentDecoder(decoder, coding: value)
+        }
+
+        private init(_ decoder: UnsafeMutableRawPointer, coding: String) {
+            self.decoder = decoder
+            self.coding = coding
+        }
+
+        deinit {
+            nal_inflate_free(decoder)
+            output.deallocate()
+        }
+
+        /// Decodes `bytes`, handing each decoded piece to `deliver`, which returns `false` to stop. Returns `false`
+        /// when `deliver` stopped; throws when the bytes are not of the coding.
+        func decode(
+            _ bytes: UnsafeRawBufferPointer, url: URL, into deliver: (UnsafeRawBufferPointer) -> Bool
+        ) throws(NALError) -> Bool {
+            guard var next = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return true }
+            var remaining = bytes.count
+            codedBytes += Int64(remaining)
+            while remaining > 0 {
+                if ended {
+                    // What follows a complete stream: another gzip member (its first byte is 0x1F), or bytes that
+                    // nothing decodes, which are left out as browsers and gzip(1) do.
+                    guard !ignoresRest, coding != "deflate", next.pointee == 0x1F,
+                        nal_inflate_next_member(decoder) != 0
+                    else {
+                        ignoresRest = true
+                        return true
+                    }
+                    ended = false
+                }
+                var consumed = 0
+                var produced = 0
+                let status = nal_inflate(
+                    decoder, next, remaining, &consumed,
+                    output.baseAddress?.assumingMemoryBound(to: UInt8.self), output.count, &produced)
+                if produced > 0, !deliver(UnsafeRawBufferPointer(rebasing: output[..<produced])) { return false }
+                next += consumed
+                remaining -= consumed
+                switch status {
+                case Int32(nal_inflate_ended): ended = true
+                case Int32(nal_inflate_output_full): continue
+                case Int32(nal_inflate_more):
+                    // zlib used all it could; what is left waits for bytes it has not seen.
+                    if consumed == 0, produced == 0 { return true }
+                default:
+                    throw failure(
+                        "is not valid \(coding)"
+                            + (nal_inflate_message(decoder).map { ": " + String(cString: $0) } ?? ""), url: url)
+                }
+            }
+            return true
+        }
+
+        /// The failure of a body that ended before its coded stream did, or `nil` when it ended whole (or was
+        /// empty, as a coded answer without a body is).
+        func endFailure(url: URL) -> NALError? {
+            guard codedBytes > 0, !ended else { return nil }
+            return failure(
+                "ended before its coded stream did, after \(codedBytes) bytes: it was cut short", url: url)
+        }
+
+        private func failure(_ problem: String, url: URL) -> NALError {
+            .transport(
+                URLError(
+                    .cannotDecodeContentData,
+                    userInfo: [
+                        NSLocalizedDescriptionKey: "the \(coding) body \(problem)", NSURLErrorFailingURLErrorKey: url,
+                    ]))
+        }
+    }
+#endif
