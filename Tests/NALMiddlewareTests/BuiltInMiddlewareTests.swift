@@ -76,6 +76,37 @@ struct LoggingMiddlewareTests {
         }
     }
 
+    @Test(
+        "a secret echoed inside a JSON string (httpbin's data) is redacted in the logged body, over both transports",
+        .enabled(if: HTTPBin.url != nil, HTTPBin.skipReason))
+    func echoedSecretRedacted() async throws {
+        var transports: [any Transport] = [URLSessionTransport()]
+        #if os(Linux)
+            transports.append(try CurlTransport())
+        #endif
+        // As text, httpbin echoes the body as a string in "data"; untyped, URLSession sends it as a form, and
+        // httpbin echoes it as the key of "form".
+        for transport in transports {
+            for contentType in ["text/plain", nil] {
+                let probe = UUID().uuidString
+                let endpoint = TestEndpoint(
+                    baseURL: try #require(HTTPBin.url), path: "anything/\(probe)", method: .post,
+                    requestType: .data(Data(#"{"user":"ada","password":"hunter2-\#(probe)"}"#.utf8)),
+                    headers: contentType.map { ["Content-Type": $0] })
+                try await LogCapture.capture("dev.nal:request=info,dev.nal:response=info,*=off") { sink in
+                    let client = Client<TestEndpoint>(
+                        middleware: [LoggingMiddleware(options: [.bodies])], transport: transport)
+                    let response = try await client.request(endpoint)
+                    #expect(String(decoding: response.data, as: UTF8.self).contains("hunter2-\(probe)"))
+                    let logged = sink.entries(subsystem: "dev.nal", category: "response", containing: probe)
+                    let text = logged.map(\.message).joined(separator: "\n")
+                    #expect(text.contains(#"\"password\":\"<redacted>\""#), "\(type(of: transport)): \(text)")
+                    #expect(!text.contains("hunter2"), "\(type(of: transport)) logged the echoed secret")
+                }
+            }
+        }
+    }
+
     @Test("a failure is logged with the request's method and URL")
     func logsFailures() async throws {
         try await LogCapture.capture("dev.nal:response=info,*=off") { sink in

@@ -1,5 +1,6 @@
 /// Copies JSON text, replacing the value of every sensitive object member with `"<redacted>"`, and every string
-/// value for which `rewritesString` returns new text (a URL with secrets, a recorder's learned secrets).
+/// (value or key) for which `rewritesString` returns new text (a URL with secrets, a document inside a string, a
+/// recorder's learned secrets).
 ///
 /// A single forward scan with an explicit stack rather than recursion, so deeply nested or hostile input cannot
 /// overflow the stack. It checks structure as far as redaction needs (balanced containers, members with keys,
@@ -36,7 +37,14 @@ struct JSONRedactor {
                     expectsKey = false
                     continue
                 }
+                let keyStart = output.count
                 guard byte == UInt8(ascii: "\""), let key = copyString() else { return nil }
+                // A key can hold what a value can: a server that parses a body as a form may make the whole body
+                // a key (httpbin's "form" of an untyped JSON body).
+                if let rewritesString, let replacement = rewritesString(key) {
+                    output.removeSubrange(keyStart...)
+                    Self.appendQuoted(replacement, to: &output)
+                }
                 copyWhitespace()
                 guard index < input.count, input[index] == UInt8(ascii: ":") else { return nil }
                 copyByte()

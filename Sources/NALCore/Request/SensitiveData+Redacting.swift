@@ -147,10 +147,11 @@ extension SensitiveData {
         return String(decoding: result, as: UTF8.self)
     }
 
-    /// JSON text with the value of every sensitive field, at any depth, replaced by `"<redacted>"`, and every string
-    /// that is a URL with secrets shown with them redacted (a server echoing the request's URL); everything else
-    /// is kept byte for byte. Keys are compared as JSON reads them, escapes resolved (`"pass\u0077ord"`). `nil`
-    /// when `json` is not valid JSON.
+    /// JSON text with the value of every sensitive field, at any depth, replaced by `"<redacted>"`; every string
+    /// that is a URL with secrets shown with them redacted, and every string that is itself a JSON document or form
+    /// fields redacted the same way (a server echoing the request: httpbin's `"data": "{\"password\": …}"`);
+    /// everything else is kept byte for byte. Keys are compared as JSON reads them, escapes resolved
+    /// (`"pass\u0077ord"`). `nil` when `json` is not valid JSON.
     public func redacting(json: Data) -> String? {
         redacting(json: json, redactingStringsWhere: nil)
     }
@@ -158,12 +159,36 @@ extension SensitiveData {
     /// JSON text redacted as `redacting(json:)` does, and every string value that `test` accepts replaced whole
     /// by `"<redacted>"`: how a recorder removes secrets a server echoes back, without touching numbers or keys.
     package func redacting(json: Data, redactingStringsWhere test: ((String) -> Bool)?) -> String? {
+        redacting(json: json, redactingStringsWhere: test, depth: 0)
+    }
+
+    /// How many documents inside strings inside documents are read: each level doubles the escapes, so real echoes
+    /// stop at two or three.
+    private static let embeddedDepth = 8
+
+    private func redacting(json: Data, redactingStringsWhere test: ((String) -> Bool)?, depth: Int) -> String? {
         var redactor = JSONRedactor(input: Array(json), isSensitive: isSensitiveBodyField) { text in
             if let test, test(text) { return Self.marker }
-            return redactingEmbeddedURL(text)
+            if let url = redactingEmbeddedURL(text) { return url }
+            guard depth < Self.embeddedDepth else { return nil }
+            return redactingEmbeddedBody(text, redactingStringsWhere: test, depth: depth + 1)
         }
         guard let bytes = redactor.run() else { return nil }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A string value that is a JSON document or form fields with something to redact, redacted; `nil` otherwise.
+    private func redactingEmbeddedBody(
+        _ text: String, redactingStringsWhere test: ((String) -> Bool)?, depth: Int
+    ) -> String? {
+        let first = text.utf8.first { !JSONRedactor.isWhitespace($0) }
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+            let redacted = redacting(json: Data(text.utf8), redactingStringsWhere: test, depth: depth)
+            return redacted == text ? nil : redacted
+        }
+        guard Self.looksLikeForm(text) else { return nil }
+        let redacted = redacting(formFields: text)
+        return redacted == text ? nil : redacted
     }
 
     /// A value that is a URL with a query, fragment or user information, redacted; `nil` when it is not one or

@@ -101,6 +101,30 @@ struct SensitiveDataTests {
         #expect(list.redacting(json: Data(#"{"a":"\"password\""}"#.utf8)) == #"{"a":"\"password\""}"#)
     }
 
+    @Test("a JSON document or form fields inside a JSON string, as a server echoes a request, are redacted too")
+    func jsonInsideStrings() throws {
+        // httpbin's /anything echoes an untyped body in "data", and a form in "form" (already by field).
+        let echo =
+            #"{"data": "{\"user\":\"ada\",\"password\":\"hunter2\"}", "raw": "user=ada&token=t0k","#
+            + #" "deeper": "{\"inner\": \"{\\\"secret\\\": \\\"s3\\\"}\"}", "plain": "{not json"}"#
+        let redacted = try #require(list.redacting(json: Data(echo.utf8)))
+        for secret in ["hunter2", "t0k", "s3"] { #expect(!redacted.contains(secret), "\(secret) leaked: \(redacted)") }
+        // Still JSON, with the inner document still JSON, and what is not secret kept.
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(redacted.utf8)) as? [String: String])
+        let data = try #require(object["data"])
+        #expect(
+            try JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: String]
+                == ["user": "ada", "password": "<redacted>"])
+        #expect(object["raw"] == "user=ada&token=<redacted>")
+        #expect(object["plain"] == "{not json")
+        // A body parsed as a form becomes a key of httpbin's "form" (FoundationNetworking sends untyped bodies so).
+        let asKey = try #require(list.redacting(json: Data(#"{"form": {"{\"password\":\"hunter2\"}": ""}}"#.utf8)))
+        #expect(!asKey.contains("hunter2") && asKey.contains("<redacted>"), "\(asKey)")
+        // Nothing to redact inside: the string is kept byte for byte.
+        let harmless = #"{"data": "{\"user\": \"ada\"}"}"#
+        #expect(list.redacting(json: Data(harmless.utf8)) == harmless)
+    }
+
     @Test(
         "malformed JSON gives nil, never half-redacted text",
         arguments: [
