@@ -43,6 +43,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let stream: StreamedBody.Writer?
         /// Whether the head of a streamed call has been returned; the body then ends in `stream`.
         var headDelivered = false
+        /// Whether a head arrived: libcurl's "Out of memory" before one is a head line past its 100 KiB.
+        var receivedHead = false
+
+        /// Whether libcurl's `message` for this call means a head larger than it takes: one line past 100 KiB
+        /// (7.88 says "Out of memory"), or heads past 300 KiB (8.3 and patched 7.88: "Too large response headers").
+        func headTooLarge(message: String) -> Bool {
+            let lowered = message.lowercased()
+            return !receivedHead && (lowered.contains("out of memory") || lowered.contains("too large response head"))
+        }
     }
 
     private let states = Locked<[Int: State]>([:])
@@ -193,11 +202,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(.cancel)
             return end(dataTask, dataTask.taskIdentifier, with: .failure(failure))
         }
+        // libcurl 7.88 takes a head of any size made of lines under 100 KiB; NAL's limit is CurlTransport's.
+        if ResponseHeadLimit.size(of: head) > ResponseHeadLimit.maximumBytes {
+            completionHandler(.cancel)
+            return end(dataTask, dataTask.taskIdentifier, with: .failure(ResponseHeadLimit.failure(url: head.url)))
+        }
         completionHandler(.allow)
         let continuation = states.withLock { states -> UnsafeContinuation<Outcome, Never>? in
-            guard let index = states.index(forKey: dataTask.taskIdentifier), states.values[index].stream != nil,
-                !states.values[index].headDelivered
-            else { return nil }
+            guard let index = states.index(forKey: dataTask.taskIdentifier) else { return nil }
+            states.values[index].receivedHead = true
+            guard states.values[index].stream != nil, !states.values[index].headDelivered else { return nil }
             states.values[index].headDelivered = true
             return states.values[index].continuation
         }
@@ -452,6 +466,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             return .cancelled
         case .timedOut:
             return .timedOut(TimeoutFailure(limit: .idle, seconds: state.idleTimeout, url: state.url))
+        case .unknown where state.headTooLarge(message: urlError.localizedDescription):
+            return ResponseHeadLimit.failure(url: state.url)
         case .unknown:
             userInfo[NSLocalizedDescriptionKey] = urlError.localizedDescription
             return .transport(URLError(code(ofLibcurlMessage: urlError.localizedDescription), userInfo: userInfo))

@@ -348,6 +348,33 @@ struct FaultServerTests {
         }
     }
 
+    @Test(
+        "a head past 256 KiB, or a line past libcurl's 100 KiB, is an error that says so, over every transport",
+        arguments: [
+            ["bytes": 300_000], ["bytes": 8_000_000], ["bytes": 200_000, "single": 1],
+            ["bytes": 8_000_000, "single": 1],
+        ] as [Parameters])
+    func hugeHead(query: Parameters) async throws {
+        // FoundationNetworking reported a long line as URLError -1 "Out of memory", and took a head of any size.
+        let error = await #expect(throws: NALError.self) {
+            try await client.request(FaultServer.endpoint("huge-head", query: query))
+        }
+        guard case .transport(let urlError)? = error else {
+            Issue.record("expected a transport error, got \(String(describing: error))")
+            return
+        }
+        #expect(urlError.code == .dataLengthExceedsMaximum)
+        #expect(error?.description.contains("response head is larger than NAL accepts (256 KiB") == true)
+        #expect(error?.description.contains("maximumResponseSize") == false)
+        #expect(error?.description.lowercased().contains("out of memory") == false)
+    }
+
+    @Test("a head under 256 KiB is fine")
+    func largeHeadUnderTheLimit() async throws {
+        let fine = try await client.request(FaultServer.endpoint("huge-head", query: ["bytes": 100_000]))
+        #expect(fine.data == Data("after a huge head".utf8))
+    }
+
     @Test("with an in-memory limit larger than memory, a large body is kept and a huge announced one fails, no crash")
     func limitLargerThanMemory() async {
         // In a child process: a reservation the system refuses stops the process.

@@ -54,21 +54,6 @@
         private var counted: (sent: Int64, received: Int64) = (0, 0)
         /// Bytes of response heads so far, interim heads and trailers included.
         private var headBytes = 0
-        /// The most bytes of heads a response may have: 256 KiB.
-        static let maximumHeadBytes = 256 << 10
-        /// The error for a response whose heads (interim ones included) pass `maximumHeadBytes`, or hold a line longer
-        /// than libcurl takes: no setting of the caller's changes it.
-        static func headTooLarge(url: URL) -> NALError {
-            .transport(
-                URLError(
-                    .dataLengthExceedsMaximum,
-                    userInfo: [
-                        NSLocalizedDescriptionKey:
-                            "The server's response head is larger than NAL accepts (\(maximumHeadBytes >> 10) KiB in all, "
-                            + "or a line libcurl cannot hold)",
-                        NSURLErrorFailingURLErrorKey: url,
-                    ]))
-        }
         /// Why a callback stopped the transfer, reported instead of libcurl's generic write error.
         private var stoppedBecause: NALError?
         /// The streamed request body, read by libcurl through the read callback.
@@ -363,9 +348,8 @@
         fileprivate func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
             lastActivity = .now
             headBytes += line.count
-            // libcurl before 8.3 does not bound a head's size (CVE-2023-38039); NAL does, as URLSession's does.
-            guard headBytes <= Self.maximumHeadBytes else {
-                stoppedBecause = Self.headTooLarge(url: url)
+            guard headBytes <= ResponseHeadLimit.maximumBytes else {
+                stoppedBecause = ResponseHeadLimit.failure(url: url)
                 return 0
             }
             let wasComplete = head.isComplete
@@ -480,7 +464,7 @@
             guard code == CurlValue.ok else {
                 // libcurl 7.88 reports a header line over its 100 KiB as running out of memory, with no detail.
                 if code == CurlCode.outOfMemory, !head.isComplete {
-                    return finish(.failure(Self.headTooLarge(url: url)))
+                    return finish(.failure(ResponseHeadLimit.failure(url: url)))
                 }
                 let detail = String(cString: errorBuffer)
                 return finish(.failure(.transport(CurlCode.urlError(code, url: url, detail: detail))))
