@@ -107,19 +107,56 @@ struct Baseline: Codable, Equatable {
         if let problem = baseline.firstProblem {
             throw FileError(description: "\(path) is not a usable baseline: \(problem)")
         }
-        return baseline
+        // Every field is printed somewhere (titles, notes, descriptions): none may reach a terminal or a CI log as
+        // an escape sequence.
+        var shown = baseline
+        shown.created = printable(baseline.created)
+        shown.machine = printable(baseline.machine)
+        shown.filter = baseline.filter.map(printable)
+        for (name, entry) in baseline.scenarios {
+            shown.scenarios[name]?.description = printable(entry.description)
+        }
+        return shown
     }
+
+    /// `text` as it may be printed: control and format characters (escape sequences, C1 controls, bidirectional
+    /// overrides, line and paragraph separators) shown as "?", and at most 200 characters.
+    static func printable(_ text: String) -> String {
+        var shown = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars.prefix(200) {
+            shown.append(isPrintable(scalar) ? scalar : "?")
+        }
+        return String(shown) + (text.unicodeScalars.count > 200 ? "…" : "")
+    }
+
+    static func isPrintable(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: false
+        default: true
+        }
+    }
+
+    /// The widest spread (p75 - p25) a baseline may have, in medians.
+    static let largestSpread = 10.0
 
     /// What makes an edited or damaged baseline unusable: a number no run can produce would hide a change (a median
     /// of 0 makes every time "unchanged").
     var firstProblem: String? {
         for (name, entry) in scenarios.sorted(by: { $0.key < $1.key }) {
-            if name.isEmpty || name.contains(where: { $0.isNewline || $0.asciiValue.map { $0 < 0x20 } == true }) {
+            if name.isEmpty || !name.unicodeScalars.allSatisfy(Self.isPrintable) {
                 return "a scenario name holds control characters"
             }
             let times = [entry.median, entry.p25, entry.p75, entry.p90]
             guard times.allSatisfy({ $0.isFinite && $0 >= 0 }), entry.median > 0 else {
                 return "\(name): its times must be finite and its median above 0"
+            }
+            // The quartiles a run gives are in order, and its middle half of rounds does not spread over ten times
+            // its median: a spread that wide would hide any difference as noise.
+            guard entry.p25 <= entry.median, entry.median <= entry.p75, entry.p75 <= entry.p90 else {
+                return "\(name): its times must be in order (p25 <= median <= p75 <= p90)"
+            }
+            guard entry.spread <= Self.largestSpread * entry.median else {
+                return "\(name): its spread (p75 - p25) is over \(Int(Self.largestSpread)) times its median"
             }
             let counts = [entry.mallocsPerOp, entry.mallocsAboveReference].compactMap { $0 }
             guard counts.allSatisfy(\.isFinite), (entry.mallocsPerOp ?? 0) >= 0, entry.rounds >= 0 else {

@@ -2,7 +2,8 @@ import Foundation
 
 /// A run set against a saved baseline, scenario by scenario: allocations compared exactly (or within the scenario's
 /// stated tolerance), time within the scenario's relative tolerance and only when the two medians differ by more
-/// than the runs' own spread (the interquartile ranges of their rounds, added). That is conservative on purpose: a
+/// than the runs' own spread (the interquartile ranges of their rounds, added; the baseline's counted no wider than
+/// this run's). That is conservative on purpose: a
 /// narrower allowance, such as box-plot notches, flagged unchanged code in two runs of eight on a shared machine,
 /// where one process differs from the next by more than its rounds do. Times are for a quiet machine;
 /// `scripts/bench-ab.sh` is the tool for a shared one.
@@ -147,7 +148,8 @@ struct BaselineComparison {
     private static func time(_ name: String, _ entry: Baseline.Entry, _ head: Measurement, tolerance: Double) -> Row {
         let difference = head.p50 - entry.median
         let relative = entry.median > 0 ? difference / entry.median : 0
-        let noise = entry.spread + head.spread
+        // The file's spread counts only as far as this run's own shows: a file can say anything.
+        let noise = min(entry.spread, head.spread) + head.spread
         let verdict: Verdict
         if entry.rounds < minimumRounds || head.rounds < minimumRounds {
             verdict = .tooFewRounds

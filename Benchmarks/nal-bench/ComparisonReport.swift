@@ -23,8 +23,7 @@ enum ComparisonReport {
     /// A name from a baseline file as one table cell: control characters shown as "?", a Markdown table's "|"
     /// escaped, so that an edited file cannot break the report or a terminal.
     static func printable(_ text: String) -> String {
-        String(text.map { $0.isNewline || ($0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false) ? "?" : $0 })
-            .replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "`", with: "'")
+        Baseline.printable(text).replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "`", with: "'")
     }
 
     static let header = ["scenario", "metric", "base", "head", "change", "verdict"]

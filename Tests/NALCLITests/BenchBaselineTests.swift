@@ -144,15 +144,41 @@ struct BenchBaselineTests {
         let rows = decoded?["rows"] as? [[String: Any]]
         #expect(rows?.first?["verdict"] as? String == "improved")
         #expect(decoded?["regressions"] as? Int == 0)
+        // --strict keeps a checked-in baseline current for allocations; a faster time is no reason to fail.
+        let strict = try await bench([
+            "--filter", "^prepare\\.plain$", "--compare", path, "--metric", "time", "--strict",
+        ])
+        #expect(strict.status == 0, "\(strict.standardOutput)")
+        #expect(strict.standardOutput.contains("▼ improvement"), "\(strict.standardOutput)")
 
-        // Twice as slow a baseline, but with a spread that covers the difference: noise, not a verdict.
+        // Ten times faster, edited with a spread as wide as a baseline may have (ten medians): the file's spread
+        // counts only as far as this run's own, so the difference is a regression, not noise (it was "+891.6 %
+        // ≈ within noise" with an exit of 0).
+        let measured = try await bench(["--filter", "^prepare\\.plain$", "--save-baseline", path])
+        #expect(measured.status == 0)
         try editBaseline(path) { scenarios in
-            let median = scenarios["prepare.plain"]?["median"] as? Double ?? 0
-            scenarios["prepare.plain"]?.merge(["median": median * 2, "p25": 0.0, "p75": 1e12]) { $1 }
+            let median = (scenarios["prepare.plain"]?["median"] as? Double ?? 0) / 10
+            scenarios["prepare.plain"]?.merge(["median": median, "p25": 0.0, "p75": median * 10, "p90": median * 10]) {
+                $1
+            }
         }
-        let noisy = try await bench(["--filter", "^prepare\\.plain$", "--compare", path, "--metric", "time"])
-        #expect(noisy.status == 0)
-        #expect(noisy.standardOutput.contains("≈ within noise"), "\(noisy.standardOutput)")
+        var edited = try await bench(["--filter", "^prepare\\.plain$", "--compare", path, "--metric", "time"])
+        for _ in 0..<2 where edited.status == 0 {
+            edited = try await bench(["--filter", "^prepare\\.plain$", "--compare", path, "--metric", "time"])
+        }
+        #expect(edited.status == 1, "\(edited.standardOutput)")
+        #expect(edited.standardOutput.contains("▲ regression"), "\(edited.standardOutput)")
+
+        // Quartiles out of order, or a spread past ten medians, are no run's: the file is refused.
+        for times in [
+            ["median": 10.0, "p25": 20.0, "p75": 30.0, "p90": 40.0],
+            ["median": 10.0, "p25": 0, "p75": 1e12, "p90": 1e12],
+        ] {
+            try editBaseline(path) { scenarios in scenarios["prepare.plain"]?.merge(times) { $1 } }
+            let refused = try await bench(["--filter", "^prepare\\.plain$", "--compare", path, "--metric", "time"])
+            #expect(refused.status == 2, "\(times): \(refused.standardOutput)")
+            #expect(refused.standardError.contains("is not a usable baseline"), "\(refused.standardError)")
+        }
 
         // A baseline from a single round has no spread worth the name: no time verdict either way.
         try editBaseline(path) { scenarios in
@@ -212,6 +238,32 @@ struct BenchBaselineTests {
         #expect(result.standardError.contains("saved on 'another machine'"))
         let rows = result.standardOutput.split(separator: "\n").filter { $0.hasPrefix("prepare.plain ") }
         #expect(rows.last?.contains("allocations") == true && !rows.contains { $0.contains(" time ") })
+    }
+
+    @Test("every field a baseline file prints reaches the terminal without its escape sequences")
+    func hostileFields() async throws {
+        let path = try await saveBaseline("^prepare\\.plain$")
+        let url = URL(fileURLWithPath: path)
+        var document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        let hostile = "evil\u{1B}[2J\u{1B}]0;pwned\u{07}\u{9B}31m\u{202E}"
+        document["machine"] = hostile
+        document["created"] = hostile
+        var scenarios = try #require(document["scenarios"] as? [String: [String: Any]])
+        scenarios["prepare.plain"]?["description"] = hostile
+        // A median of a nanosecond: a regression, so that the description is printed too.
+        scenarios["prepare.plain"]?.merge(["median": 1.0, "p25": 1.0, "p75": 1.0, "p90": 1.0]) { $1 }
+        document["scenarios"] = scenarios
+        try JSONSerialization.data(withJSONObject: document).write(to: url)
+        for format in ["table", "markdown"] {
+            let result = try await bench([
+                "--filter", "^prepare\\.plain$", "--compare", path, "--metric", "all", "--format", format,
+            ])
+            let printed = result.standardOutput + result.standardError
+            #expect(printed.contains("evil?[2J?]0;pwned??31m?"), "\(format): \(printed)")
+            for control in ["\u{1B}", "\u{07}", "\u{9B}", "\u{202E}"] {
+                #expect(!printed.contains(control), "\(format) printed \(control.unicodeScalars.first?.value ?? 0)")
+            }
+        }
     }
 
     @Test("usage errors of the baseline options exit 2, a missing baseline before anything runs")
