@@ -106,6 +106,31 @@ def declarations(root):
     return found
 
 
+def compare(old, new):
+    """The added, removed and changed declarations between two `declarations()` maps, each a sorted list of text."""
+    added_keys, removed_keys = new.keys() - old.keys(), old.keys() - new.keys()
+    # A declaration whose type changed (throws, async, a parameter's type) has a new USR under the same path: one
+    # change, shown with both declarations. Overloads share a path, so each added declaration pairs with one removed
+    # at its path, in order, and the removals left over are reported, every one.
+    removed_by_path = {}
+    for key in sorted(removed_keys, key=lambda k: old[k][1]):
+        removed_by_path.setdefault(old[key][0], []).append(key)
+    retyped = []
+    for key in sorted(added_keys, key=lambda k: (new[k][0], new[k][1])):
+        path = new[key][0]
+        if removed_by_path.get(path):
+            was = old[removed_by_path[path].pop(0)][1]
+            retyped.append(f"{path}\n      was: {was}\n      now: {new[key][1]}")
+            added_keys = added_keys - {key}
+    removed_keys = {key for keys in removed_by_path.values() for key in keys}
+    added = sorted(new[k][0] for k in added_keys)
+    removed = sorted(old[k][0] for k in removed_keys)
+    changed = sorted(retyped + [
+        f"{new[k][0]}\n      was: {old[k][1]}\n      now: {new[k][1]}"
+        for k in new.keys() & old.keys() if new[k][1] != old[k][1]])
+    return added, removed, changed
+
+
 def self_test():
     """Pruning and comparison on made-up digester output: what a change of this script must not break."""
     def declaration(name, usr, text, **facts):
@@ -133,6 +158,15 @@ def self_test():
     renamed = declarations(prune(root(declaration("a", "s:a", ""), declaration("c", "s:c", "")), texts))
     if "s:b#Var" not in old.keys() - renamed.keys() or "s:c#Var" not in renamed.keys() - old.keys():
         failures.append("a rename was not a removal and an addition")
+    # Two overloads at one path removed and one added: one change and one removal, neither lost.
+    overloads = {"s:f1#Func": ("T.f(_:)", "Func | f(_:) | Swift.Int"), "s:f2#Func": ("T.f(_:)", "Func | f(_:) | Swift.String")}
+    one = {"s:f3#Func": ("T.f(_:)", "Func | f(_:) | Swift.Double")}
+    added, removed, changed = compare(overloads, one)
+    if added or removed != ["T.f(_:)"] or len(changed) != 1:
+        failures.append(f"two overloads removed at one path, one added, read as {added}, {removed}, {changed}")
+    added, removed, changed = compare(overloads, {})
+    if removed != ["T.f(_:)", "T.f(_:)"]:
+        failures.append(f"two overloads removed were reported as {removed}")
     for failure in failures:
         print(f"api_dump self-test: FAIL {failure}")
     print("api_dump self-test: " + ("failed" if failures else "ok"))
@@ -155,23 +189,7 @@ def main():
         with open(sys.argv[2]) as old_file, open(sys.argv[3]) as new_file:
             old = declarations(json.load(old_file)["ABIRoot"])
             new = declarations(json.load(new_file)["ABIRoot"])
-        added_keys, removed_keys = new.keys() - old.keys(), old.keys() - new.keys()
-        # A declaration whose type changed (throws, async, a parameter's type) has a new USR under the same path:
-        # one change, shown with both declarations.
-        removed_by_path = {old[k][0]: k for k in removed_keys}
-        retyped = []
-        for key in sorted(added_keys, key=lambda k: new[k][0]):
-            path = new[key][0]
-            if path in removed_by_path:
-                was = old[removed_by_path.pop(path)][1]
-                retyped.append(f"{path}\n      was: {was}\n      now: {new[key][1]}")
-                added_keys = added_keys - {key}
-        removed_keys = set(removed_by_path.values())
-        added = sorted(new[k][0] for k in added_keys)
-        removed = sorted(old[k][0] for k in removed_keys)
-        changed = sorted(retyped + [
-            f"{new[k][0]}\n      was: {old[k][1]}\n      now: {new[k][1]}"
-            for k in new.keys() & old.keys() if new[k][1] != old[k][1]])
+        added, removed, changed = compare(old, new)
         for title, items in (("added", added), ("removed", removed), ("changed", changed)):
             for item in items:
                 print(f"  {title}: {item}")
