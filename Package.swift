@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         .executableTarget(
             name: "nal-bench",
-            dependencies: ["NALCore", "NALLogging", "NALMiddleware", "NALStubbing", "CMallocCounter"],
+            dependencies: ["NALCore", "NALLogging", "NALMiddleware", "NALStubbing", "NALSupport", "CMallocCounter"],
             path: "Benchmarks/nal-bench",
             swiftSettings: strictSettings
         ),

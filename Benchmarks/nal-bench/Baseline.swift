@@ -1,4 +1,5 @@
 import Foundation
+import NALSupport
 
 /// Saved results of every NAL scenario of one run, to compare later runs with (`--save-baseline`, `--compare`).
 ///
@@ -90,8 +91,15 @@ struct Baseline: Codable, Equatable {
 
     static func load(_ name: String) throws(FileError) -> Baseline {
         let path = path(for: name)
-        guard let data = FileManager.default.contents(atPath: path) else {
+        let kind = FileKind(path: path)
+        guard kind != .missing else {
             throw FileError(description: "no baseline at \(path); save one with --save-baseline \(name)")
+        }
+        // A FIFO would block the read and a device never end it: named, not read.
+        if let problem = kind.problem { throw FileError(description: "the baseline \(path) \(problem)") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = access(path, R_OK) == 0 ? "" : ": permission denied"
+            throw FileError(description: "the baseline \(path) cannot be read\(reason)")
         }
         let baseline: Baseline
         do {

@@ -273,6 +273,18 @@ struct BenchBaselineTests {
         #expect(missing.standardError.contains("no baseline at"))
         #expect(missing.standardOutput.isEmpty, "nothing was measured")
 
+        // A file that exists is never "no baseline": a FIFO (which a read would wait on forever) and a directory are
+        // named as what they are.
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let fifo = folder.appendingPathComponent("fifo.json").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for (path, kind) in [(fifo, "is a FIFO (named pipe), not a regular file"), (folder.path, "is a directory")] {
+            let special = try await bench(["--compare", path])
+            #expect(special.status == 2)
+            #expect(special.standardError.contains("the baseline \(path) \(kind)"), "\(special.standardError)")
+            #expect(!special.standardError.contains("no baseline at"))
+        }
+
         let metric = try await bench(["--compare", "x", "--metric", "speed"])
         #expect(metric.status == 2)
         #expect(metric.standardError.hasPrefix("Error: unknown metric 'speed'"))

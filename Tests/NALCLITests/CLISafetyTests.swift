@@ -138,6 +138,30 @@ struct CLISafetyTests {
         }
     }
 
+    @Test(
+        "stubs lint and import-har name a FIFO, a device and a link to one as what they are, not a permission problem")
+    func specialFixtureFiles() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nal-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("pipe.har").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let zero = directory.appendingPathComponent("zero.har").path
+        try FileManager.default.createSymbolicLink(atPath: zero, withDestinationPath: "/dev/zero")
+        let out = directory.appendingPathComponent("out").path
+        for (file, kind) in [(fifo, "is a FIFO (named pipe)"), (zero, "is a character device")] {
+            for arguments in [
+                ["stubs", "lint", file], ["stubs", "import-har", file, out], ["stubs", "lint", directory.path],
+            ] {
+                let result = try await CLIProcessTests.run(executable: "nal-cli", arguments)
+                #expect(result.status != 0, "\(arguments): \(result.standardError)")
+                let output = result.standardOutput + result.standardError
+                #expect(output.contains("\(file): \(kind), not a regular file"), "\(arguments): \(output)")
+                #expect(!output.lowercased().contains("permission"), "\(arguments): \(output)")
+            }
+        }
+    }
+
     @Test("import-har refuses a HAR whose method would forge .tail lines; skipped failed entries are listed")
     func importHARValidation() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nal-cli-\(UUID().uuidString)")

@@ -1,4 +1,5 @@
 public import Foundation
+import NALSupport
 
 /// A fixture file that cannot be used: which file, where in it, and what is wrong.
 ///
@@ -24,6 +25,8 @@ public struct FixtureError: Error, Sendable, Equatable, CustomStringConvertible 
 
     /// The bytes of the fixture file `file`, or an error that names it.
     static func contents(of file: URL) throws(FixtureError) -> Data {
+        // Checked first: a FIFO would block the read, a device never end it, and Foundation blames permissions.
+        if let problem = FileKind(path: file.path).problem { throw FixtureError(file: file, message: problem) }
         do {
             return try Data(contentsOf: file)
         } catch {

@@ -4,13 +4,27 @@ import NALSupport
 
 /// What `nal-cli stubs` does with fixture directories.
 package enum FixtureTools {
-    /// Every problem in the `.tail` and `.har` files under `directory`, each file checked on its own; and how many
-    /// files were checked.
+    /// Every problem in the `.tail` and `.har` files under `directory` (or in that one file), each file checked on
+    /// its own; and how many files were checked.
     package static func lint(
         _ directory: URL, placeholders: [String: String]
     ) throws(FixtureError) -> (files: Int, problems: [FixtureError]) {
-        let tails = try StubServer.tailFiles(in: directory)
-        let hars = harFiles(in: directory)
+        let kind = FileKind(path: directory.path)
+        let tails: [URL]
+        let hars: [URL]
+        switch kind {
+        case .directory:
+            tails = try StubServer.tailFiles(in: directory)
+            hars = harFiles(in: directory)
+        case .regular where directory.pathExtension == "tail":
+            (tails, hars) = ([directory], [])
+        case .regular where directory.pathExtension == "har":
+            (tails, hars) = ([], [directory])
+        case .regular:
+            throw FixtureError(file: directory, message: "is neither a directory nor a .tail or .har file")
+        default:
+            throw FixtureError(file: directory, message: kind.problem ?? "cannot be read")
+        }
         var problems: [FixtureError] = []
         for file in tails {
             do {

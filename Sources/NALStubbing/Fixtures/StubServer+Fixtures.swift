@@ -1,5 +1,6 @@
 public import Foundation
 import NALCore
+import NALSupport
 
 extension StubServer {
     /// Serves every Mocktail `.tail` file under `directory`, recursively (see `TailFile` for the format).
@@ -29,10 +30,10 @@ extension StubServer {
 
     /// The `.tail` files under `directory`, by relative path.
     static func tailFiles(in directory: URL) throws(FixtureError) -> [URL] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue
-        else {
-            throw FixtureError(file: directory, message: "is not a directory of .tail files")
+        let kind = FileKind(path: directory.path)
+        guard kind == .directory else {
+            let problem = kind == .regular ? "is a file" : kind.problem ?? "cannot be read"
+            throw FixtureError(file: directory, message: "\(problem): name a directory of .tail files")
         }
         let base = directory.standardizedFileURL.path
         let files =
