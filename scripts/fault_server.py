@@ -58,7 +58,8 @@ these paths (query parameters in brackets):
   /sse                      event streams (text/event-stream, the body ends with the connection):
                             [script=resume]: events 1-3 and half of 4, then a drop; a request with Last-Event-ID N
                             gets N+1 to 5, and one with 5 a 204; [script=retry] [retry_ms=300]: `retry:` and event 1,
-                            a drop, event 2, a drop, then 204; [script=endless] [interval_ms=20] [key=K]: an event
+                            a drop, event 2, a drop, then 204; [script=storm]: retry: 0, one event and a close on
+                            every connection, for ever; [script=endless] [interval_ms=20] [key=K]: an event
                             every interval until the client closes; [script=plain]: a text/plain body
   /_open                    key=K: opens /gated's gate for K
   /_holds                   [key=K]: {"peak": most requests of K held at once, "connections": distinct client ports,
@@ -539,6 +540,10 @@ def serve_events(sock, request):
             return
         prefix = b"retry: %d\n" % request.int_arg("retry_ms", 300) if seen == 0 else b""
         sock.sendall(stream_head + prefix + event_block(seen + 1))
+        return
+    if script == "storm":
+        # Every connection: retry: 0, one event, and a close, for ever: a client without a floor reconnects at once.
+        sock.sendall(stream_head + b"retry: 0\ndata: storm\n\n")
         return
     if script == "endless":
         # An event every INTERVAL_MS until the client closes; when it did is kept for /_sse_closed?key=.

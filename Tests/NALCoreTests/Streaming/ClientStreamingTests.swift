@@ -389,10 +389,14 @@ struct ClientStreamingTests {
         #expect(policy.delay(afterFailures: 1, serverRetry: .zero) == .milliseconds(100))
         #expect(policy.delay(afterFailures: 2, serverRetry: .zero) == .milliseconds(200))
         #expect(policy.delay(afterFailures: 1, serverRetry: .milliseconds(30)) == .milliseconds(100))
-        // A caller may choose no minimum; a server cannot.
+        // No policy waits less than the floor: a policy with no minimum still waits 100 ms.
         let eager = ReconnectionPolicy(initialDelay: .zero, minimumDelay: .zero)
-        #expect(eager.delay(afterFailures: 1, serverRetry: .zero) == .zero)
+        #expect(eager.delay(afterFailures: 1, serverRetry: .zero) == ReconnectionPolicy.reconnectionFloor)
         #expect(eager.delay(afterFailures: 2, serverRetry: .zero) == .milliseconds(200))
+        var edited = ReconnectionPolicy.default
+        edited.minimumDelay = .milliseconds(-1)
+        edited.maximumDelay = .zero
+        #expect(edited.delay(afterFailures: 1, serverRetry: .zero) == .milliseconds(100))
         #expect(policy.delay(afterFailures: 1, serverRetry: .seconds(3600)) == .seconds(30))
         #expect(policy.delay(afterFailures: .max, serverRetry: nil) == .seconds(30))
         // A maximum of millennia is a year: longer waits are computed, not trapped on, and then capped.
