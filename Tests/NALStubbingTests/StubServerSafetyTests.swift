@@ -294,6 +294,34 @@ struct StubServerSafetyTests {
         }
     }
 
+    @Test("an unmatched request's secret query value is redacted in the caller's error, every wrapped one included")
+    func unmatchedErrorHidesSecrets() async throws {
+        let server = StubServer()
+        server.stub(.path("/other") && .query(["access_token": "SECRET"]), response: .string("x"))
+        let endpoint = TestEndpoint(
+            baseURL: try #require(URL(string: "https://stub.example")), path: "x",
+            requestType: .parameters(["access_token": "SECRET"], encoding: URLEncoding.queryString))
+        do {
+            _ = try await server.client().request(endpoint)
+            Issue.record("an unmatched request was answered")
+        } catch {
+            // Everything a caller may print: the NALError, its URLError, and what that wraps, as text and as values.
+            var texts = ["\(error)", String(reflecting: error), error.localizedDescription]
+            if case .transport(let urlError) = error {
+                texts += ["\(urlError)", urlError.localizedDescription, urlError.failingURL?.absoluteString ?? ""]
+                texts += urlError.userInfo.map { "\($0.key)=\($0.value)" }
+                texts += urlError.errorUserInfo.map { "\($0.key)=\($0.value)" }
+            }
+            #expect(texts.contains { $0.contains("access_token=<redacted>") }, "\(texts)")
+            // Redacted once, and left as it is by every layer that redacts again.
+            #expect(!texts.contains { $0.contains("<redacted>>") }, "\(texts)")
+            for text in texts { #expect(!text.contains("SECRET"), "\(text)") }
+        }
+        // What the server kept of the request and of its stubs may show secrets to a test that asks for them; what
+        // it reports does not.
+        #expect(throws: StubServerError.self) { try server.verifyAllStubsUsed() }
+    }
+
     @Test(
         "a stub with a status that is not HTTP's fails its request with a clear error instead of answering",
         arguments: [0, -1, 99, 1000])

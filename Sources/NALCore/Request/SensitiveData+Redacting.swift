@@ -81,9 +81,12 @@ extension SensitiveData {
                 start = rest.index(before: start)
             }
             let end = rest[separator.upperBound...].firstIndex(where: \.isWhitespace) ?? rest.endIndex
-            // Closing quotes and punctuation after the URL ("for 'http://u:p@host'.") are not part of it.
+            // Closing quotes and punctuation after the URL ("for 'http://u:p@host'.") are not part of it; the
+            // marker's own ">" is (text redacted once stays as it is when redacted again).
             var urlEnd = end
-            while urlEnd > separator.upperBound, "'\"`.,;:)]>".contains(rest[rest.index(before: urlEnd)]) {
+            while urlEnd > separator.upperBound, "'\"`.,;:)]>".contains(rest[rest.index(before: urlEnd)]),
+                !rest[start..<urlEnd].hasSuffix(Self.marker)
+            {
                 urlEnd = rest.index(before: urlEnd)
             }
             result += rest[..<start] + redacting(url: String(rest[start..<urlEnd])) + rest[urlEnd..<end]

@@ -457,7 +457,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let redacted = SensitiveData.current.redacting(message: message)
         if redacted != message {
             var kept: [String: Any] = [NSLocalizedDescriptionKey: redacted]
-            if let url = state.url ?? urlError.failingURL { kept[NSURLErrorFailingURLErrorKey] = url }
+            if let url = urlError.failingURL ?? state.url { kept[NSURLErrorFailingURLErrorKey] = url }
             urlError = URLError(urlError.code, userInfo: kept)
             userInfo[NSUnderlyingErrorKey] = urlError
         }
