@@ -1,3 +1,4 @@
+import NALSupport
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -51,12 +52,24 @@ package final class LazyHTTPResponse: Sendable {
     package var response: HTTPURLResponse {
         if let existing = built.load() { return existing }
         guard let head else { return statusOnly }
+        var fields = head.joinedFields
+        // Foundation reads a file name out of Content-Disposition as it makes the object, in time that grows with the
+        // square of the value (a 200 KB value took 1.1 s): what it gets is cut to a length no file name needs.
+        for (name, value) in fields
+        where value.utf8.count > Self.longestDisposition
+            && HTTPToken.equalsIgnoringASCIICase(name, "Content-Disposition")
+        {
+            fields[name] = String(decoding: value.utf8.prefix(Self.longestDisposition), as: UTF8.self)
+        }
         let made =
-            HTTPURLResponse(
-                url: head.url, statusCode: head.statusCode, httpVersion: head.version, headerFields: head.joinedFields)
+            HTTPURLResponse(url: head.url, statusCode: head.statusCode, httpVersion: head.version, headerFields: fields)
             ?? statusOnly
         return built.storeIfNil(made)
     }
+
+    /// The most bytes of a `Content-Disposition` value given to Foundation: 4 KiB, ten times the longest file name a
+    /// file system takes, percent-encoded.
+    package static let longestDisposition = 4 << 10
 
     /// Whether `response` has been made: for tests.
     package var isMade: Bool { built.load() != nil }

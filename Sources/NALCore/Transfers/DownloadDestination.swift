@@ -90,9 +90,17 @@ public struct DownloadDestination: Sendable {
             candidate.unicodeScalars.map { scalar -> Character in
                 scalar == "/" || scalar == "\\" || scalar.value < 0x20 || scalar.value == 0x7F ? "_" : Character(scalar)
             })
-        while name.hasPrefix(".") { name.removeFirst() }
-        // File systems allow 255 bytes; the partial file's name adds about 30.
-        while name.utf8.count > maximumNameBytes { name.removeLast() }
+        // Linear in the name, however long a server made it: no character removed one at a time from the front.
+        name = String(name.drop { $0 == "." })
+        // File systems allow 255 bytes; the partial file's name adds about 30. Cut at a character boundary.
+        if name.utf8.count > maximumNameBytes {
+            var kept = ""
+            for character in name {
+                guard kept.utf8.count + character.utf8.count <= maximumNameBytes else { break }
+                kept.append(character)
+            }
+            name = kept
+        }
         return name.isEmpty ? "download" : name
     }
 }

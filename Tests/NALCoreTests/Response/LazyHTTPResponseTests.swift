@@ -1,5 +1,6 @@
 import Foundation
 import NALCore
+import NALTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -37,6 +38,22 @@ struct LazyHTTPResponseTests {
         #expect(HTTPHeaders(response) == HTTPHeaders(eager))
         #expect(lazy.headers == HTTPHeaders(eager))
         #expect(lazy.headers.fields.map(\.name) == HTTPHeaders(eager).fields.map(\.name))
+    }
+
+    @Test("a Content-Disposition of a megabyte costs time in proportion: Foundation is given the first 4 KiB")
+    func hugeDisposition() throws {
+        // Foundation reads a file name out of it as it makes the object, in quadratic time: 200 KB took 1.1 s in a
+        // release build, so a megabyte would take half a minute.
+        let value = "attachment; filename=\"a.txt\"; " + String(repeating: "[", count: 1 << 20)
+        let lazy = try Self.lazy([("Content-Disposition", value), ("Content-Length", "3")])
+        let clock = ContinuousClock()
+        let start = clock.now
+        let response = lazy.response
+        #expect(clock.now - start < Timing.bound(.milliseconds(500)))
+        let kept = try #require(response.value(forHTTPHeaderField: "Content-Disposition"))
+        #expect(kept.utf8.count == LazyHTTPResponse.longestDisposition && value.hasPrefix(kept))
+        #expect(response.suggestedFilename == "a.txt")
+        #expect(response.expectedContentLength == 3)
     }
 
     @Test("a field read from the head has the value the object gives, in any letter case, repeats joined")
