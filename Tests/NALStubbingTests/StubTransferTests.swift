@@ -89,6 +89,38 @@ struct StubTransferTests {
         #expect(events.last?.attempt == 2)
     }
 
+    @Test(
+        "StubServer through URLSessionTransport: a multipart upload with a file part is journaled whole within the limit, as its length and SHA-256 past it; its progress is one event at the end",
+        arguments: [20_000, 3_000_000])
+    func stubServerMultipartUpload(fileSize: Int) async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("photo.bin")
+        try TransferFiles.writeFile(file, size: Int64(fileSize))
+        var form = MultipartFormData()
+        form.append("Ada", name: "author")
+        form.append(fileAt: file, name: "photo", fileName: "photo.bin", mimeType: "application/octet-stream")
+        for limit in [8 << 20, StubServer.defaultJournaledBodyLimit] {
+            let server = StubServer(journaledBodyLimit: limit)
+            server.stub(.method(.post) && .path("/v1/form"), response: .string("multipart seen"))
+            let (events, response) = try await TransferFiles.collect(
+                server.client(), Self.endpoint("form", method: .post, .uploadMultipart(form)))
+            #expect(response.statusCode == 200)
+            let journaled = try #require(server.requests(matching: .path("/v1/form")).last)
+            #expect(journaled.bodyLength > fileSize, "the journal has \(journaled.bodyLength) bytes")
+            if journaled.bodyLength <= limit {
+                #expect(journaled.body.count == journaled.bodyLength && journaled.bodySHA256 == nil)
+                let text = String(decoding: journaled.body, as: UTF8.self)
+                #expect(text.contains("name=\"author\"\r\n\r\nAda\r\n") && text.contains("filename=\"photo.bin\""))
+            } else {
+                #expect(journaled.body.isEmpty && journaled.bodySHA256?.count == 64)
+            }
+            // A URLProtocol cannot report upload progress: the transport reports the whole body sent at the end.
+            #expect(events.last?.bytesSent == Int64(journaled.bodyLength), "\(events.map(\.bytesSent))")
+            #expect(TransferFiles.isMonotonic(events))
+        }
+    }
+
     @Test("StubServer through NAL's transport: a throttled .file download shows progress; an upload is journaled")
     func stubServerTransfers() async throws {
         let directory = try TransferFiles.scratchDirectory()
