@@ -6,6 +6,15 @@
 #   NAL_TRANSFER_TEST_BYTES=n           the size of the big transfers (256 MiB by default here, 1 GiB in test.sh)
 set -uo pipefail
 cd "$(dirname "$0")/.."
+usage() { sed -n '2,6s/^# \{0,1\}//p' "$0"; }
+case "${1:-}" in
+    -h | --help) usage; exit 0 ;;
+esac
+if [[ $# -gt 1 || ( $# -eq 1 && ! "$1" =~ ^[1-9][0-9]{0,3}$ ) ]]; then
+    echo "Error: RUNS is a count from 1 to 9999; got '$*'" >&2
+    usage >&2
+    exit 64
+fi
 RUNS=${1:-3}
 export NAL_TRANSFER_TEST_BYTES=${NAL_TRANSFER_TEST_BYTES:-$((256 << 20))}
 export NAL_SKIP_BENCH=1

@@ -35,6 +35,19 @@ struct ScriptSelfTests {
     }
 
     @Test(
+        "stress-suite.sh prints its usage for --help and refuses what is not a count, without running anything",
+        arguments: [["--help"], ["-h"], ["abc"], ["0"], ["-3"], ["2", "3"], ["1e3"]])
+    func stressSuiteArguments(arguments: [String]) async throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/stress-suite.sh").path
+        let result = try await CLIProcessTests.run(executable: "/usr/bin/env", ["bash", script] + arguments)
+        let help = arguments.first?.hasPrefix("-h") == true || arguments == ["--help"]
+        #expect(result.status == (help ? 0 : 64), "\(arguments): \(result.standardError)")
+        #expect((result.standardOutput + result.standardError).contains("scripts/stress-suite.sh [RUNS]"))
+        #expect(!result.standardOutput.contains("CPU hogs"), "\(arguments) started the suite")
+    }
+
+    @Test(
         "fuzz.sh refuses a NAL_FUZZ_TIMEOUT that is not a whole number of seconds, before building",
         arguments: ["0", "-5", "1.5", "ten"])
     func fuzzTimeoutChecked(value: String) async throws {
