@@ -6,6 +6,9 @@
 #                                  API differs from API/; exit 0 when it is the same
 #   scripts/api-check.sh --update  writes the build's API into API/; commit it with the change that made it
 #
+# API/<Module>.constants.txt holds the values of the module's public constants declared in one line (a documented
+# default such as StreamedBody.defaultHighWater is API; neither tool below records values).
+#
 # The files are swift-api-digester's -dump-sdk output (from the toolchain), without `package` declarations, imports,
 # file locations, tool arguments and whether a member is written in an extension, and sorted, so that only a change
 # of the public API changes them; each declaration also carries its text from swift-symbolgraph-extract, which has
@@ -53,9 +56,24 @@ for module in "${MODULES[@]}"; do
         -Xcc -fmodule-map-file="$BIN/CCurl.build/module.modulemap" \
         -minimum-access-level public -output-dir "$WORK/graphs/$module"
     python3 scripts/lib/api_dump.py prune "$WORK/$module.raw.json" "$WORK/$module.json" "$WORK/graphs/$module"
+    # The values of documented constants (StreamedBody.defaultHighWater, 1 MiB): API too, and in no dump.
+    python3 scripts/lib/api_dump.py constants "Sources/$module" > "$WORK/$module.constants.txt"
     if [[ "$mode" == update ]]; then
         cp "$WORK/$module.json" "API/$module.json"
-        echo "API/$module.json written"
+        cp "$WORK/$module.constants.txt" "API/$module.constants.txt"
+        echo "API/$module.json and API/$module.constants.txt written"
+        continue
+    fi
+    if [[ ! -f "API/$module.constants.txt" ]]; then
+        echo "$module: no API/$module.constants.txt; run scripts/api-check.sh --update and commit it" >&2
+        failed=1
+    elif ! diff -q "API/$module.constants.txt" "$WORK/$module.constants.txt" > /dev/null; then
+        echo "$module: the values of public constants differ from API/$module.constants.txt:"
+        diff "API/$module.constants.txt" "$WORK/$module.constants.txt" | sed -n 's/^</  was:/p; s/^>/  now:/p'
+        failed=1
+    fi
+    if false; then
+        :
     elif [[ ! -f "API/$module.json" ]]; then
         echo "$module: no API/$module.json; run scripts/api-check.sh --update and commit it" >&2
         failed=1

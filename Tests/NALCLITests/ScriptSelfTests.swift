@@ -19,6 +19,26 @@ struct ScriptSelfTests {
         #expect(result.standardOutput.contains(success))
     }
 
+    /// Documented constants are API: a changed value (StreamedBody.defaultHighWater from 1 MiB to 2 MiB) must be
+    /// recorded in API/ on purpose, as scripts/api-check.sh checks in CI; this runs the same comparison in the suite.
+    @Test(
+        "the values of public constants match API/<Module>.constants.txt",
+        arguments: ["NALCore", "NALLogging", "NALMiddleware", "NALStubbing"])
+    func publicConstantsMatchAPI(module: String) async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let result = try await CLIProcessTests.run(
+            executable: "/usr/bin/env",
+            [
+                "python3", root.appendingPathComponent("scripts/lib/api_dump.py").path, "constants",
+                root.appendingPathComponent("Sources/\(module)").path,
+            ])
+        #expect(result.status == 0, "\(result.standardError)")
+        let recorded = try String(
+            contentsOf: root.appendingPathComponent("API/\(module).constants.txt"), encoding: .utf8)
+        #expect(result.standardOutput == recorded, "run scripts/api-check.sh --update after a deliberate change")
+    }
+
     /// `scripts/fuzz.sh` never fuzzes a target that reaches unsafe pointers without ASan, which alone checks their
     /// bounds in a release build; it refuses before building anything.
     @Test(

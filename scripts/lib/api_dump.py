@@ -7,11 +7,13 @@
                                   as the compiler prints it (default values, global actors and attribute arguments,
                                   which the digester leaves out)
   api_dump.py compare OLD NEW     prints the added, removed and changed declarations; exits 1 when there are any
+  api_dump.py constants FOLDER    prints the values of the public constants declared in one line under FOLDER
   api_dump.py --self-test         checks pruning and comparison on made-up declarations (a suite test runs it)
 """
 import glob
 import json
 import os
+import re
 import sys
 
 
@@ -106,6 +108,28 @@ def declarations(root):
     return found
 
 
+CONSTANT = re.compile(r"^\s*public static let ([A-Za-z_][A-Za-z0-9_]*)\s*(?::\s*[^=]+?)?\s*=\s*(.+?)\s*$")
+
+
+def constants(folder):
+    """The values of the public constants declared in one line under `folder` (`public static let name = value`):
+    documented numbers such as StreamedBody.defaultHighWater are API, and the declarations' dump has no values.
+    Each as `file: name = value`, sorted, the file relative to `folder`."""
+    found = []
+    for directory, _, names in os.walk(folder):
+        for name in sorted(names):
+            if not name.endswith(".swift"):
+                continue
+            path = os.path.join(directory, name)
+            with open(path, encoding="utf-8") as source:
+                for line in source:
+                    match = CONSTANT.match(line)
+                    # A value that goes on to the next line (a closure, a literal split over lines) is left out.
+                    if match and not match.group(2).endswith(("{", "[", "(", ",")):
+                        found.append(f"{os.path.relpath(path, folder)}: {match.group(1)} = {match.group(2)}")
+    return sorted(found)
+
+
 def compare(old, new):
     """The added, removed and changed declarations between two `declarations()` maps, each a sorted list of text."""
     added_keys, removed_keys = new.keys() - old.keys(), old.keys() - new.keys()
@@ -167,6 +191,13 @@ def self_test():
     added, removed, changed = compare(overloads, {})
     if removed != ["T.f(_:)", "T.f(_:)"]:
         failures.append(f"two overloads removed were reported as {removed}")
+    for line, expected in (("    public static let defaultHighWater = 1 << 20", ("defaultHighWater", "1 << 20")),
+                           ("public static let maximumTimeout: TimeInterval = 7 * 24 * 3600",
+                            ("maximumTimeout", "7 * 24 * 3600")),
+                           ("    static let hidden = 1", None), ("    public let stored = 2", None)):
+        match = CONSTANT.match(line)
+        if (match.groups() if match else None) != expected:
+            failures.append(f"the constant line {line.strip()!r} read as {match.groups() if match else None}")
     for failure in failures:
         print(f"api_dump self-test: FAIL {failure}")
     print("api_dump self-test: " + ("failed" if failures else "ok"))
@@ -184,6 +215,9 @@ def main():
         with open(sys.argv[3], "w") as out:
             json.dump({"ABIRoot": prune(root, texts)}, out, indent=1, sort_keys=True)
             out.write("\n")
+        return 0
+    if command == "constants" and len(sys.argv) == 3:
+        print("\n".join(constants(sys.argv[2])))
         return 0
     if command == "compare" and len(sys.argv) == 4:
         with open(sys.argv[2]) as old_file, open(sys.argv[3]) as new_file:

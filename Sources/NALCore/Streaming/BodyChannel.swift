@@ -49,7 +49,9 @@ package final class BodyChannel: Sendable {
     private let state: Locked<State>
     private let started: ContinuousClock.Instant
     let highWater: Int
-    private var lowWater: Int { highWater / 4 }
+    /// Waiting producers are woken once the bytes waiting fall to this: a quarter of the bound, so that a producer
+    /// is not woken for every chunk the consumer takes.
+    package var lowWater: Int { highWater / 4 }
     /// Whether chunks past the bound go to a spill file instead of waiting in memory.
     let spillsToDisk: Bool
     /// The most bytes the spill file may hold for a consumer that lags: past it the body fails with
@@ -155,8 +157,8 @@ package final class BodyChannel: Sendable {
         }
     }
 
-    /// The most bytes read from the spill file at once.
-    private static let largestRead = 256 << 10
+    /// The most bytes read from the spill file at once: what a lagging consumer gets in one piece at most.
+    package static let largestRead = 256 << 10
 
     /// Whether the bytes waiting for the consumer have reached the bound.
     var isFull: Bool { state.withLock { $0.buffered >= highWater && $0.stopped == nil } }

@@ -135,6 +135,9 @@ public final class StreamedBody: Sendable {
         /// The name the spill file had before it was unlinked, while the body has one. For tests.
         package var spillFileName: String? { channel.spillFileName }
 
+        /// The bytes waiting at which producers waiting for capacity are woken. For tests.
+        package var lowWater: Int { channel.lowWater }
+
         /// Waits in a task until the consumer has taken most of what waits, or the body was stopped.
         public func awaitCapacity() async { await channel.awaitCapacity() }
 

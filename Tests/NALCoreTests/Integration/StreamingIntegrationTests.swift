@@ -112,6 +112,38 @@ struct GatedStreamTests {
         }
         #expect(String(decoding: body, as: UTF8.self) == "aaaabbbb")
     }
+
+    /// A stream held back for a slow consumer (CurlTransport pauses it; URLSession spills), then caught up with, must
+    /// count idle time again: a server that then goes quiet hits the idle timeout, long before the gate's 20 s.
+    @Test("after a consumer fell behind and caught up, a server that goes quiet still hits the idle timeout")
+    func idleAfterAPause() async throws {
+        let key = FaultServer.probe()
+        let client = Client<TestEndpoint>(transport: TestTransports.make())
+        let endpoint = FaultServer.endpoint(
+            "gated", query: ["key": .string(key), "first": 4_000_000, "rest": 4], timeout: 1)
+        let clock = ContinuousClock()
+        var received = 0
+        var failure: NALError?
+        var quietSince = clock.now
+        do {
+            var iterator = try await client.stream(endpoint).makeAsyncIterator()
+            // Behind: nothing read while the server sends 4 MB, four times the stream's bound.
+            try await Task.sleep(for: .milliseconds(500))
+            while let chunk = try await iterator.next() {
+                received += chunk.count
+                quietSince = clock.now
+            }
+        } catch let error as NALError {
+            failure = error
+        }
+        #expect(received == 4_000_000, "the first part arrived whole before the server went quiet")
+        guard case .timedOut(let timeout)? = failure else {
+            Issue.record("expected the idle timeout, got \(String(describing: failure)) after \(received) bytes")
+            return
+        }
+        #expect(timeout.limit == .idle)
+        #expect(clock.now - quietSince < Timing.bound(.seconds(1)), "the idle timeout came late")
+    }
 }
 
 @Suite("Integration: event streams and reconnection", .enabled(if: FaultServer.url != nil, FaultServer.skipReason))

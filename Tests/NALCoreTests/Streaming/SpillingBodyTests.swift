@@ -1,5 +1,6 @@
 import Foundation
 import NALCore
+import NALLogging
 import NALTestSupport
 import Testing
 
@@ -82,6 +83,86 @@ struct SpillingBodyTests {
         }
         for _ in 0..<200 where isOpen(name) { try await Task.sleep(for: .milliseconds(10)) }
         #expect(!isOpen(name), "the spill file was never closed")
+    }
+
+    @Test("a lagging consumer gets the backlog on disk in pieces of at most 256 KiB, in order")
+    func spilledReadsAreBounded() async throws {
+        let (body, writer) = StreamedBody.makeStream(highWater: 16 << 10, spillsToDisk: true)
+        var expected = Data()
+        for index in 0..<160 {
+            let chunk = Self.chunk(index)
+            expected.append(chunk)
+            #expect(writer.append(chunk))
+        }
+        writer.finish()
+        #expect(writer.waiting.disk > Int64(BodyChannel.largestRead) * 4)
+        let head = try MemoryTransport.response(to: URLRequest(url: TestEndpoint.exampleBase))
+        var received = Data()
+        var largest = 0
+        for try await chunk in ResponseStream(response: head, body: body) {
+            received.append(chunk)
+            largest = max(largest, chunk.count)
+        }
+        #expect(received == expected)
+        // Neighbouring ranges are merged into one read, but never past the stated size.
+        #expect(largest > 16 << 10 && largest <= BodyChannel.largestRead, "the largest piece was \(largest) bytes")
+    }
+
+    @Test("a producer waiting for capacity is woken once a quarter of the bound waits, not at every chunk taken")
+    func producerHysteresis() async throws {
+        let (body, writer) = StreamedBody.makeStream(highWater: 64 << 10)
+        for index in 0..<4 { #expect(writer.append(Self.chunk(index))) }
+        #expect(writer.isFull)
+        #expect(writer.lowWater == 16 << 10)
+        let woken = Locked(false)
+        let producer = Task {
+            await writer.awaitCapacity()
+            woken.withLock { $0 = true }
+        }
+        // The producer waits on a full body before anything is taken.
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(!woken.withLock { $0 }, "a producer of a full body did not wait")
+        let head = try MemoryTransport.response(to: URLRequest(url: TestEndpoint.exampleBase))
+        var iterator = ResponseStream(response: head, body: body).makeAsyncIterator()
+        // 48 KiB and then 32 KiB still wait: above the low water, the producer sleeps on.
+        for _ in 0..<2 {
+            _ = try await iterator.next()
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(!woken.withLock { $0 }, "woken with \(writer.waiting.memory) bytes waiting")
+        }
+        // 16 KiB: a quarter of the bound.
+        _ = try await iterator.next()
+        await producer.value
+        #expect(woken.withLock { $0 })
+        writer.finish()
+    }
+
+    @Test("what the consumer has read is given back to the file system: the disk holds about what it lags")
+    func readRangesAreReleased() async throws {
+        let (body, writer) = StreamedBody.makeStream(highWater: 16 << 10, spillsToDisk: true)
+        let chunk = Self.chunk(0, size: 256 << 10)
+        for _ in 0..<96 { #expect(writer.append(chunk)) }
+        let name = try #require(writer.spillFileName)
+        let descriptor = try #require(
+            (try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")).first { descriptor in
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
+                return target?.contains("/\(name)") == true
+            })
+        func allocated() -> Int64 {
+            var info = stat()
+            guard stat("/proc/self/fd/\(descriptor)", &info) == 0 else { return -1 }
+            return Int64(info.st_blocks) * 512
+        }
+        let spilled = allocated()
+        #expect(spilled >= 20 << 20, "24 MiB spilled, \(spilled) bytes on disk")
+        let head = try MemoryTransport.response(to: URLRequest(url: TestEndpoint.exampleBase))
+        var iterator = ResponseStream(response: head, body: body).makeAsyncIterator()
+        var read = 0
+        while read < 20 << 20, let piece = try await iterator.next() { read += piece.count }
+        // 20 MiB read, 4 MiB behind: what was read is released in steps of 8 MiB, so at most 12 MiB stay.
+        #expect(allocated() <= 12 << 20, "\(allocated()) bytes still on disk after \(read) were read")
+        writer.finish()
+        withExtendedLifetime(iterator) {}
     }
 
     @Test("a consumer that catches up and falls behind again: the bytes stay in order across memory and disk")
