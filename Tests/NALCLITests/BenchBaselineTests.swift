@@ -151,7 +151,7 @@ struct BenchBaselineTests {
         #expect(strict.status == 0, "\(strict.standardOutput)")
         #expect(strict.standardOutput.contains("▼ improvement"), "\(strict.standardOutput)")
 
-        // Ten times faster, edited with a spread as wide as a baseline may have (ten medians): the file's spread
+        // Ten times faster, edited with a spread of ten medians: the file's spread
         // counts only as far as this run's own, so the difference is a regression, not noise (it was "+891.6 %
         // ≈ within noise" with an exit of 0).
         let measured = try await bench(["--filter", "^prepare\\.plain$", "--save-baseline", path])
@@ -169,7 +169,7 @@ struct BenchBaselineTests {
         #expect(edited.status == 1, "\(edited.standardOutput)")
         #expect(edited.standardOutput.contains("▲ regression"), "\(edited.standardOutput)")
 
-        // Quartiles out of order, or a spread past ten medians, are no run's: the file is refused.
+        // Quartiles out of order, or a spread past a thousand medians, are no run's: the file is refused.
         for times in [
             ["median": 10.0, "p25": 20.0, "p75": 30.0, "p90": 40.0],
             ["median": 10.0, "p25": 0, "p75": 1e12, "p90": 1e12],

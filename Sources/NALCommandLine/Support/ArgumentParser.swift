@@ -31,7 +31,7 @@ package struct OptionSpec {
 package struct ParsedArguments {
     private(set) var values: [String: [String]] = [:]
     private(set) var flags: Set<String> = []
-    private(set) var positionals: [String] = []
+    package private(set) var positionals: [String] = []
 
     /// Every value of a repeatable option, in order.
     func all(_ long: String) -> [String] { values[long] ?? [] }

@@ -1,15 +1,15 @@
 /// `Content-Range` (RFC 9110 §14.4): `bytes 100-199/1000` for a part, `bytes */1000` for an unsatisfiable range.
 /// Numbers that do not fit in 63 bits are refused, not trapped on, and so is a last byte at `Int64.max`: the length
 /// it ends (`end + 1`) would not fit.
-struct ContentRange: Equatable {
+package struct ContentRange: Equatable {
     /// The part sent: first and last byte, or `nil` in `bytes */N`.
-    let range: (start: Int64, end: Int64)?
+    package let range: (start: Int64, end: Int64)?
     /// The whole representation's size, or `nil` for `*`.
-    let total: Int64?
+    package let total: Int64?
 
     var start: Int64? { range?.start }
 
-    init?(_ header: String) {
+    package init?(_ header: String) {
         let trimmed = header.trimmingCharacters(in: .whitespaces)
         guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
         let spec = trimmed.dropFirst(6).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
@@ -34,7 +34,7 @@ struct ContentRange: Equatable {
         range = (start, end)
     }
 
-    static func == (lhs: ContentRange, rhs: ContentRange) -> Bool {
+    package static func == (lhs: ContentRange, rhs: ContentRange) -> Bool {
         lhs.total == rhs.total && lhs.range?.start == rhs.range?.start && lhs.range?.end == rhs.range?.end
     }
 

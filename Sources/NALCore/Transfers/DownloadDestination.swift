@@ -80,10 +80,10 @@ public struct DownloadDestination: Sendable {
     }
 
     /// The longest file name `directory` chooses, in UTF-8 bytes.
-    static let maximumNameBytes = 200
+    package static let maximumNameBytes = 200
 
     /// A file name from `Content-Disposition` (`filename*` first) or the URL, made safe to join to a directory.
-    static func suggestedFileName(for response: HTTPURLResponse) -> String {
+    package static func suggestedFileName(for response: HTTPURLResponse) -> String {
         let disposition = response.value(forHTTPHeaderField: "Content-Disposition").flatMap(ContentDisposition.fileName)
         let candidate = disposition ?? response.url?.lastPathComponent ?? ""
         var name = String(

@@ -1,21 +1,21 @@
-import NALCore
+package import NALCore
 
 #if canImport(FoundationNetworking)
-    import Foundation
-    import FoundationNetworking
+    package import Foundation
+    package import FoundationNetworking
 #else
-    import Foundation
+    package import Foundation
 #endif
 
 /// Reads `Retry-After` (RFC 9110 §10.2.3): a number of seconds (digits only), or an HTTP date. Whatever a server
 /// sends, the result is a finite wait or `nil`: numbers saturate, and years outside 1..9999 are refused, so no value
 /// can trap.
-enum RetryAfter {
+package enum RetryAfter {
     /// The longest wait read, in seconds (about 31 years); larger values saturate to it.
-    static let maximumSeconds: Int64 = 1_000_000_000
+    package static let maximumSeconds: Int64 = 1_000_000_000
 
     /// The wait a response asks for, or `nil` when it has no readable `Retry-After`. A date in the past is 0.
-    static func delay(in response: Response, now: Date = Date()) -> Duration? {
+    package static func delay(in response: Response, now: Date = Date()) -> Duration? {
         guard let value = response.headers["Retry-After"]?.trimmingCharacters(in: .whitespaces), !value.isEmpty
         else { return nil }
         if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
@@ -32,7 +32,7 @@ enum RetryAfter {
     /// The three date formats of RFC 9110 §5.6.7: `Sun, 06 Nov 1994 08:49:37 GMT` (IMF-fixdate, preferred),
     /// `Sunday, 06-Nov-94 08:49:37 GMT` (RFC 850) and `Sun Nov  6 08:49:37 1994` (asctime). `nil` for anything else,
     /// including years outside 1..9999 and numbers too long to be a date's.
-    static func httpDate(_ text: String) -> Date? {
+    package static func httpDate(_ text: String) -> Date? {
         guard text.utf8.count <= 64 else { return nil }
         let parts = text.replacingOccurrences(of: ",", with: " ").split(separator: " ").map(String.init)
         var day: Int?

@@ -60,7 +60,7 @@ extension StubServer {
     }
 
     /// Serves the entries of HAR bytes read from `file`.
-    func loadHAR(_ data: Data, file: URL, matchingBody: Bool) throws(FixtureError) -> [StubHandle] {
+    package func loadHAR(_ data: Data, file: URL, matchingBody: Bool) throws(FixtureError) -> [StubHandle] {
         var order: [HARStubKey] = []
         var responses: [HARStubKey: [StubResponse]] = [:]
         var firstIndex: [HARStubKey: Int] = [:]

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import NALSupport
 
 extension TailFile {
@@ -26,7 +26,7 @@ extension TailFile {
     }
 
     /// This file as it would be written again.
-    var contents: Data {
+    package var contents: Data {
         Self.contents(
             methodPattern: methodPattern, urlPattern: urlPattern, status: response.status, headers: response.headers,
             body: response.body.inMemory ?? Data())

@@ -1,5 +1,5 @@
-import Foundation
-import NALCore
+package import Foundation
+package import NALCore
 import NALSupport
 
 /// One Mocktail `.tail` file, parsed and checked once at load:
@@ -18,11 +18,11 @@ import NALSupport
 /// that ends in `;base64` marks a base64 body, decoded here, once. A header repeated (in any letter case) joins the
 /// first with `, `, as HTTP combines repeated fields. Unlike Mocktail, CRLF files, header values with
 /// `:` and placeholders that nothing fills (an error, not a silent `{{x}}`) are handled.
-struct TailFile: Sendable {
+package struct TailFile: Sendable {
     let file: URL
-    let methodPattern: String
-    let urlPattern: String
-    let response: StubResponse
+    package let methodPattern: String
+    package let urlPattern: String
+    package let response: StubResponse
 
     /// The matcher that serves this file: its method and URL patterns.
     var matcher: RequestMatcher {
@@ -39,7 +39,7 @@ struct TailFile: Sendable {
     }
 
     /// Parses `data`, the contents of `file`; every problem is a `FixtureError` with its line.
-    init(_ data: Data, file: URL, placeholders: [String: String]) throws(FixtureError) {
+    package init(_ data: Data, file: URL, placeholders: [String: String]) throws(FixtureError) {
         self.file = file
         var lines = LineReader(data)
         func fail(_ line: Int, _ message: String, column: Int? = nil) -> FixtureError {

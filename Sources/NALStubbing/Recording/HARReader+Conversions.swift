@@ -2,7 +2,7 @@ import Foundation
 
 extension HARDocument.Entry {
     /// A read entry written back: what a cassette keeps of entries it loaded when it records more.
-    init(_ entry: HARReader.Entry) {
+    package init(_ entry: HARReader.Entry) {
         let request = HARDocument.text(of: entry.requestBody ?? Data())
         let response = HARDocument.text(of: entry.responseBody)
         self.init(

@@ -1,4 +1,5 @@
 // swift-format-ignore-file: NeverForceUnwrap
+
 // (The README shows a literal base URL as users write one.)
 // Docs: begin endpoint
 import Foundation

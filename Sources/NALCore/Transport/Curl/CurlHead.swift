@@ -1,22 +1,24 @@
 #if os(Linux)
-    import Foundation
+    package import Foundation
     import NALSupport
 
     /// A response head assembled from the lines libcurl hands to the header callback: the status line, the fields,
     /// and the empty line that ends them. Interim heads (`100 Continue`, `103 Early Hints`) are dropped.
-    struct CurlHead {
-        private(set) var statusCode = 0
-        private(set) var version = "HTTP/1.1"
+    package struct CurlHead {
+        package init() {}
+
+        package private(set) var statusCode = 0
+        package private(set) var version = "HTTP/1.1"
         /// Fields in arrival order, a repeated name's values kept apart.
-        private(set) var fields: [(name: String, value: String)] = []
+        package private(set) var fields: [(name: String, value: String)] = []
         /// The final head has ended: the body follows.
-        private(set) var isComplete = false
+        package private(set) var isComplete = false
         /// The next line starts a head: the first line, or the one after an interim head. Anywhere else a line that
         /// starts with "HTTP/" is a field line, as libcurl reads it, not a new status.
         private var expectsStatusLine = true
 
         /// Takes one line as libcurl hands it over, line ending included.
-        mutating func take(_ rawLine: UnsafeRawBufferPointer) {
+        package mutating func take(_ rawLine: UnsafeRawBufferPointer) {
             // Once the final head is complete, what follows (trailers, or a line that looks like a status line) can
             // change nothing the caller was told.
             guard !isComplete else { return }
@@ -63,7 +65,7 @@
         }
 
         /// The head as a response of `url`, its fields as they came.
-        func responseHead(for url: URL) -> ResponseHead {
+        package func responseHead(for url: URL) -> ResponseHead {
             ResponseHead(url: url, statusCode: statusCode, version: version, fields: fields)
         }
 

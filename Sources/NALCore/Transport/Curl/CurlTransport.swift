@@ -33,7 +33,7 @@
     /// - `StubServer` (a `URLProtocol`) cannot see this transport; give a test `StubTransport` instead.
     public final class CurlTransport: Transport {
         /// The most redirects one call follows.
-        public static let maximumRedirects = URLSessionTransport.maximumRedirects
+        public static let maximumRedirects = RedirectPolicy.mostFollowed
 
         private let loop: CurlEventLoop
         /// The most bytes of body kept in memory; more ends the call with `NALError.responseTooLarge`. Downloads to
@@ -139,7 +139,7 @@
 
         /// Sends `request`, follows redirects, and collects the whole body, streams it, or writes a download's file.
         public func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
-            try URLSessionTransport.checkSendable(request)
+            try OutgoingRequest.check(request)
             var sent = request
             let upload = try UploadBody.prepare(
                 for: context.kind, of: &sent,
@@ -224,7 +224,7 @@
                 request.setValue(value, forHTTPHeaderField: name)
             }
             // A stored cookie is checked like any header before it goes out.
-            try URLSessionTransport.checkSendable(request)
+            try OutgoingRequest.check(request)
             return request
         }
 
@@ -252,7 +252,7 @@
             guard RedirectPolicy.isFollowed(head.statusCode), !head.hasConflictingValues(forField: "Location"),
                 let next = redirectPolicy.nextRequest(after: head.response, to: request)
             else { return nil }
-            try URLSessionTransport.checkSendable(next)
+            try OutgoingRequest.check(next)
             return next
         }
 

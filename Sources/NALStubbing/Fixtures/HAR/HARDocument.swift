@@ -1,14 +1,22 @@
-import Foundation
+package import Foundation
 
 /// The parts of HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/) that NAL reads and writes. Writing fills
 /// every field the format requires; reading (`HARReader`) tolerates what real exports leave out.
-struct HARDocument: Codable, Sendable {
+package struct HARDocument: Codable, Sendable {
     var log: Log
 
-    struct Log: Codable, Sendable {
+    package init(log: Log) {
+        self.log = log
+    }
+
+    package struct Log: Codable, Sendable {
         var version = "1.2"
         var creator = Creator()
         var entries: [Entry]
+
+        package init(entries: [Entry]) {
+            self.entries = entries
+        }
     }
 
     struct Creator: Codable, Sendable {
@@ -16,7 +24,7 @@ struct HARDocument: Codable, Sendable {
         var version = "1"
     }
 
-    struct Entry: Codable, Sendable {
+    package struct Entry: Codable, Sendable {
         var startedDateTime: String
         /// Milliseconds.
         var time: Double
@@ -79,7 +87,7 @@ struct HARDocument: Codable, Sendable {
 
 extension HARDocument {
     /// Pretty-printed, keys sorted: a stable file that diffs well.
-    func encoded() -> Data {
+    package func encoded() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(self)) ?? Data()

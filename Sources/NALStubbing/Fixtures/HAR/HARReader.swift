@@ -1,27 +1,27 @@
-import Foundation
-import NALCore
+package import Foundation
+package import NALCore
 import NALSupport
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+    package import FoundationNetworking
 #endif
 
 /// Reads HAR files as real exports write them: a UTF-8 byte-order mark, optional fields left out, `-1` sizes,
 /// bodies in `text` or base64, HTTP/2 pseudo-headers. Broken JSON is an error with its line and column.
-struct HARReader {
+package struct HARReader {
     /// One request and its response, as recorded.
-    struct Entry: Sendable {
+    package struct Entry: Sendable {
         var startedDateTime: String?
         var time: Double
-        var method: String
-        var url: URL
+        package var method: String
+        package var url: URL
         var requestHeaders: [(name: String, value: String)]
-        var requestBody: Data?
+        package var requestBody: Data?
         var requestMimeType: String?
-        var status: Int
+        package var status: Int
         var statusText: String
         var responseHeaders: [(name: String, value: String)]
-        var responseBody: Data
+        package var responseBody: Data
         var responseMimeType: String
         /// The network error a failed request met (status 0 in a browser's export), replayed instead of a response.
         var failure: URLError.Code? = nil
@@ -38,7 +38,7 @@ struct HARReader {
     ]
 
     /// The entries of the HAR file `file`, whose contents are `data`.
-    static func entries(of data: Data, file: URL) throws(FixtureError) -> [Entry] {
+    package static func entries(of data: Data, file: URL) throws(FixtureError) -> [Entry] {
         if let problem = JSONSyntax.firstProblem(in: data) {
             throw FixtureError(
                 file: file, line: problem.line, column: problem.column, message: "not valid JSON: \(problem.message)")

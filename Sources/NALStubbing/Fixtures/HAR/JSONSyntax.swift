@@ -1,12 +1,12 @@
-import Foundation
+package import Foundation
 
 /// Finds the first syntax error in a JSON text and where it is, for messages that point at the spot: Foundation's
 /// parsers say only that the data is not valid JSON.
-struct JSONSyntax {
-    struct Problem: Error, Equatable {
-        let line: Int
-        let column: Int
-        let message: String
+package struct JSONSyntax {
+    package struct Problem: Error, Equatable {
+        package let line: Int
+        package let column: Int
+        package let message: String
     }
 
     /// Containers nested deeper than this are refused rather than risking the stack.
@@ -18,7 +18,7 @@ struct JSONSyntax {
     private var lineStart = 0
 
     /// The first problem in `data`, or `nil` when it is valid JSON. A UTF-8 byte-order mark is skipped.
-    static func firstProblem(in data: Data) -> Problem? {
+    package static func firstProblem(in data: Data) -> Problem? {
         var checker = JSONSyntax(bytes: Array(data))
         if checker.bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             checker.index = 3

@@ -1,5 +1,7 @@
 package import Foundation
-package import NALSupport
+import NALCommandLine
+import NALCore
+import NALSupport
 
 /// Properties of the command line's parsing over arbitrary input, for the fuzz targets in `Fuzz/`.
 package enum CommandLineFuzzChecks {

@@ -29,7 +29,7 @@ public final class URLSessionTransport: Transport {
     /// The default in-memory limit for a response body: 64 MiB.
     public static let defaultMaximumResponseSize = 64 << 20
     /// The most redirects one call follows.
-    public static let maximumRedirects = 20
+    public static let maximumRedirects = RedirectPolicy.mostFollowed
     /// FoundationNetworking's own idle timer when nothing better is known.
     private static let defaultRequestTimeout: TimeInterval = 60
 
@@ -97,7 +97,7 @@ public final class URLSessionTransport: Transport {
     public func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
         var request = request
         try addAdditionalHeaders(to: &request)
-        try Self.checkSendable(request)
+        try OutgoingRequest.check(request)
         let idleTimeout = try context.idleTimeout(
             of: request, otherwise: sessionIdleTimeout,
             fallbackSetting: "URLSessionConfiguration timeoutIntervalForRequest")
@@ -159,18 +159,5 @@ public final class URLSessionTransport: Transport {
     static func backstop(for idleTimeout: TimeInterval) -> TimeInterval {
         guard idleTimeout.isFinite, idleTimeout > 0 else { return defaultRequestTimeout }
         return min(idleTimeout, RequestOptions.maximumTimeout).rounded(.up) + 1
-    }
-
-    /// What every request meets before it goes out, whoever built it: an `http` or `https` URL, and headers that
-    /// are tokens, hold no control character, and include no framing header.
-    static func checkSendable(_ request: URLRequest) throws(NALError) {
-        guard let url = request.url else { throw .invalidRequest(.missingURL) }
-        let scheme = url.scheme?.lowercased() ?? ""
-        guard scheme == "http" || scheme == "https" else { throw .invalidRequest(.unsupportedScheme(scheme)) }
-        // `http:///host/x` has no host for Foundation, and libcurl would read one from its path: a check of the host
-        // (a redirect policy's, a hook's) would then pass for a call that goes elsewhere. URLSession refuses it too.
-        guard let host = url.host, !host.isEmpty else { throw .invalidRequest(.invalidURL(url.absoluteString)) }
-        if let method = request.httpMethod, !HTTPToken.isValid(method) { throw .invalidRequest(.invalidMethod(method)) }
-        try HeaderChecks.checkAll(in: request)
     }
 }

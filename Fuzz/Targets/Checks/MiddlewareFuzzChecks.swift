@@ -1,6 +1,7 @@
 package import Foundation
 import NALCore
-package import NALSupport
+import NALMiddleware
+import NALSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,5 +1,6 @@
 package import Foundation
-package import NALSupport
+import NALCore
+import NALSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -7,7 +7,8 @@ import NALSupport
     public import Foundation
 #endif
 
-/// What `URLSessionTransport` does with a 3xx response that has a `Location`.
+/// What a transport (`URLSessionTransport`, `CurlTransport`, `StubTransport`) does with a 3xx response that has a
+/// `Location`.
 ///
 /// NAL follows redirects itself (FoundationNetworking drops the body of a 307 or 308, and forwards credentials to
 /// other hosts). It follows 301, 302, 303, 307 and 308 as RFC 9110 §15.4 says: 303 turns any method but HEAD into
@@ -22,6 +23,9 @@ public enum RedirectPolicy: Sendable {
     case doNotFollow
     /// Decide per redirect: return the request to send, or `nil` to stop and return the 3xx response.
     case custom(@Sendable (_ response: HTTPURLResponse, _ proposed: URLRequest) -> URLRequest?)
+
+    /// The most redirects one call follows, over every transport.
+    package static let mostFollowed = 20
 
     /// The request this policy sends after `response` to `request`, or `nil` to return the response: what every
     /// transport that follows redirects (`URLSessionTransport`, `StubTransport`) asks.

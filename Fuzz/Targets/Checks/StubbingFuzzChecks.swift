@@ -1,6 +1,7 @@
 package import Foundation
 import NALCore
-package import NALSupport
+import NALStubbing
+import NALSupport
 
 /// Properties of NALStubbing's parsers over arbitrary input, for the fuzz targets in `Fuzz/` (and their regression
 /// tests). Each throws `FuzzFailure` when a property breaks; none may trap on any input.

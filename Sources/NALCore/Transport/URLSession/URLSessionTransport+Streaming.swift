@@ -52,10 +52,3 @@ extension URLSessionTransport {
     /// the spill file's mapped reads and heap trimming (35-48 MiB without them).
     static let streamCallbackBound = SerialDelegateQueue.highWater
 }
-
-extension RequestKind {
-    var isDownload: Bool {
-        if case .download = self { return true }
-        return false
-    }
-}

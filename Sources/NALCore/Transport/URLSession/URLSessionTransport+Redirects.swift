@@ -67,7 +67,7 @@ extension URLSessionTransport {
         let uploadFile = request.value(forHTTPHeaderField: StubSessionSeam.uploadFileHeader)
         checked.setValue(nil, forHTTPHeaderField: StubSessionSeam.markerHeader)
         checked.setValue(nil, forHTTPHeaderField: StubSessionSeam.uploadFileHeader)
-        try Self.checkSendable(checked)
+        try OutgoingRequest.check(checked)
         if marker != nil {
             checked.setValue(StubSessionSeam.markerValue, forHTTPHeaderField: StubSessionSeam.markerHeader)
         }

@@ -1,0 +1,59 @@
+#if os(Linux)
+    import CCurl
+    import Foundation
+    import FoundationNetworking
+    import NALLogging
+    import NALSupport
+
+    extension CurlTransfer {
+        /// Ends the call from the event loop with libcurl's result code.
+        func complete(code: Int32) {
+            if let writer { return endStream(writer, code: code) }
+            if let stoppedBecause { return finish(.failure(stoppedBecause)) }
+            guard code == CurlValue.ok else {
+                // libcurl 7.88 reports a header line over its 100 KiB as running out of memory, with no detail.
+                if code == CurlCode.outOfMemory, !head.isComplete {
+                    return finish(.failure(ResponseHeadLimit.failure(url: url)))
+                }
+                let detail = String(cString: errorBuffer)
+                return finish(.failure(.transport(CurlCode.urlError(code, url: url, detail: detail))))
+            }
+            guard let response = finalHead() else {
+                return finish(.failure(.transport(CurlCode.urlError(CurlCode.weirdServerReply, url: url))))
+            }
+            if let cutShort = decoder?.endFailure(url: url) { return finish(.failure(cutShort)) }
+            // An empty body still decides where it went: an empty download is an empty file.
+            if let routing, route == nil, !decideRoute(routing), let stoppedBecause {
+                return finish(.failure(stoppedBecause))
+            }
+            finish(.success(Reply(head: response, data: body, stream: nil)))
+        }
+
+        func endStream(_ writer: StreamedBody.Writer, code: Int32) {
+            if code == CurlValue.ok {
+                if let cutShort = decoder?.endFailure(url: url) { return writer.finish(throwing: cutShort) }
+                return writer.finish()
+            }
+            let detail = String(cString: errorBuffer)
+            writer.finish(throwing: stoppedBecause ?? .transport(CurlCode.urlError(code, url: url, detail: detail)))
+        }
+
+        /// Ends a streamed body that the event loop gave up on (idle, or the transport going away).
+        func failStream(_ error: NALError) {
+            writer?.finish(throwing: error)
+        }
+
+        /// Ends the call with `outcome`, once: later calls do nothing.
+        func finish(_ outcome: Outcome) {
+            self.outcome.finish(outcome)
+        }
+
+        /// Whether the call has ended.
+        var isFinished: Bool { outcome.isFinished }
+
+        /// Waits for the outcome.
+        func outcomeWhenFinished() async -> Outcome {
+            await outcome.value()
+        }
+    }
+#endif
