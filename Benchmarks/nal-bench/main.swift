@@ -55,29 +55,30 @@ if arguments.first == "loopback" {
         exit(64)
     }
 }
-if arguments.first == "soak" {
+/// Runs a subcommand and exits with its status; a usage error prints the usage and exits 64.
+func runSubcommand(_ body: () async throws(BenchOptions.UsageError) -> Int32) async -> Never {
     do {
-        exit(await SoakRun.run(try SoakRun.parse(Array(arguments.dropFirst()))))
+        exit(try await body())
     } catch {
         FileHandle.standardError.write(Data("Error: \(error.message)\n\(usage)\n".utf8))
         exit(64)
     }
 }
-if arguments.first == "transfer" {
-    do {
-        exit(try await TransferProbe.run(Array(arguments.dropFirst())))
-    } catch {
-        FileHandle.standardError.write(Data("Error: \(error.message)\n\(usage)\n".utf8))
-        exit(64)
+let subcommandArguments = Array(arguments.dropFirst())
+switch arguments.first {
+case "soak":
+    await runSubcommand { () throws(BenchOptions.UsageError) in
+        await SoakRun.run(try SoakRun.parse(subcommandArguments))
     }
-}
-if arguments.first == "memory" {
-    do {
-        exit(await MemoryProbe.run(try MemoryProbe.parse(Array(arguments.dropFirst()))))
-    } catch {
-        FileHandle.standardError.write(Data("Error: \(error.message)\n\(usage)\n".utf8))
-        exit(64)
+case "transfer":
+    await runSubcommand { () throws(BenchOptions.UsageError) in
+        try await TransferProbe.run(subcommandArguments)
     }
+case "memory":
+    await runSubcommand { () throws(BenchOptions.UsageError) in
+        await MemoryProbe.run(try MemoryProbe.parse(subcommandArguments))
+    }
+default: break
 }
 var options = BenchOptions()
 do {

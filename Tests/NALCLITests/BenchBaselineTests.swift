@@ -266,6 +266,20 @@ struct BenchBaselineTests {
         }
     }
 
+    @Test(
+        "memory and soak read their flags alike: a count that is not above 0, a bad URL or an unknown flag exits 64",
+        arguments: [
+            ["memory", "http://127.0.0.1:9/x", "--calls", "0"], ["memory", "http://127.0.0.1:9/x", "--limit", "-5"],
+            ["soak", "http://127.0.0.1:9", "--seconds", "0"], ["soak", "http://127.0.0.1:9", "--concurrency", "x"],
+            ["memory", "not a url"], ["soak", "http://127.0.0.1:9", "--calls", "3"],
+        ])
+    func subcommandFlags(arguments: [String]) async throws {
+        let result = try await CLIProcessTests.run(executable: "nal-bench", arguments)
+        #expect(result.status == 64, "\(arguments): \(result.standardError)")
+        #expect(result.standardError.hasPrefix("Error: "), "\(arguments): \(result.standardError)")
+        #expect(result.standardOutput.isEmpty, "\(arguments) measured something")
+    }
+
     @Test("usage errors of the baseline options exit 2, a missing baseline before anything runs")
     func usage() async throws {
         let missing = try await bench(["--compare", folder.appendingPathComponent("none.json").path])

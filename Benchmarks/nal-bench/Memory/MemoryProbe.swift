@@ -36,21 +36,11 @@ enum MemoryProbe {
     }
 
     static func parse(_ arguments: [String]) throws(BenchOptions.UsageError) -> Options {
-        var remaining = arguments[...]
-        guard let text = remaining.popFirst(), let url = URL(string: text) else {
-            throw BenchOptions.UsageError(message: "memory needs a URL")
-        }
-        var options = Options(url: url)
-        while let flag = remaining.popFirst() {
-            guard let value = remaining.popFirst(), let number = Int(value) else {
-                throw BenchOptions.UsageError(message: "'\(flag)' needs a whole number")
-            }
-            switch flag {
-            case "--limit": options.limit = number
-            case "--calls": options.calls = number
-            default: throw BenchOptions.UsageError(message: "unknown option '\(flag)' for memory")
-            }
-        }
+        let parsed = try SubcommandArguments(
+            arguments, subcommand: "memory", flags: ["--limit", "--calls"], missingURL: "memory needs a URL")
+        var options = Options(url: parsed.url)
+        if let limit = parsed.numbers["--limit"] { options.limit = limit }
+        if let calls = parsed.numbers["--calls"] { options.calls = calls }
         return options
     }
 

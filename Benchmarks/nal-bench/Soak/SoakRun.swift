@@ -31,21 +31,12 @@ enum SoakRun {
     }
 
     static func parse(_ arguments: [String]) throws(BenchOptions.UsageError) -> Options {
-        var remaining = arguments[...]
-        guard let text = remaining.popFirst(), let url = URL(string: text), url.host != nil else {
-            throw BenchOptions.UsageError(message: "soak needs the fault server's URL")
-        }
-        var options = Options(url: url)
-        while let flag = remaining.popFirst() {
-            guard let value = remaining.popFirst(), let number = Int(value), number > 0 else {
-                throw BenchOptions.UsageError(message: "'\(flag)' needs a whole number greater than 0")
-            }
-            switch flag {
-            case "--seconds": options.seconds = number
-            case "--concurrency": options.concurrency = number
-            default: throw BenchOptions.UsageError(message: "unknown option '\(flag)' for soak")
-            }
-        }
+        let parsed = try SubcommandArguments(
+            arguments, subcommand: "soak", flags: ["--seconds", "--concurrency"],
+            missingURL: "soak needs the fault server's URL")
+        var options = Options(url: parsed.url)
+        if let seconds = parsed.numbers["--seconds"] { options.seconds = seconds }
+        if let concurrency = parsed.numbers["--concurrency"] { options.concurrency = concurrency }
         return options
     }
 

@@ -1,16 +1,7 @@
 package import Foundation
-import NALLogging
 
 #if canImport(FoundationNetworking)
     package import FoundationNetworking
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
 #endif
 
 extension DownloadJob {
@@ -54,5 +45,13 @@ extension DownloadJob {
     static func validator(of response: HTTPURLResponse) -> String? {
         if let tag = response.value(forHTTPHeaderField: "ETag"), !tag.hasPrefix("W/"), !tag.isEmpty { return tag }
         return response.value(forHTTPHeaderField: "Last-Modified")
+    }
+
+    /// A response that breaks the protocol for this download (a range or a length other than announced): the same
+    /// server would answer the same way again, so it is not resumed.
+    static func protocolBroken(_ description: String, url: URL?) -> NALError {
+        var userInfo: [String: Any] = [NSLocalizedDescriptionKey: description]
+        if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
+        return .transport(URLError(.cannotParseResponse, userInfo: userInfo))
     }
 }

@@ -35,14 +35,9 @@ extension DownloadJob {
                 // What the file holds does not match what the server announced: nothing of it is kept.
                 state.withLock { $0.brokeProtocol = true }
                 discardKeptFile()
-                throw .transport(
-                    URLError(
-                        .cannotParseResponse,
-                        userInfo: [
-                            NSLocalizedDescriptionKey:
-                                "the body ended at \(size) bytes, not at the \(end) its Content-Range or Content-Length announced",
-                            NSURLErrorFailingURLErrorKey: response.url as Any,
-                        ]))
+                throw Self.protocolBroken(
+                    "the body ended at \(size) bytes, not at the \(end) its Content-Range or Content-Length announced",
+                    url: response.url)
             }
             let file = try finish()
             // A resumed download reports the whole file it made, not the last part's 206.

@@ -1,16 +1,7 @@
 package import Foundation
-import NALLogging
 
 #if canImport(FoundationNetworking)
     package import FoundationNetworking
-#endif
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
 #endif
 
 extension DownloadJob {
@@ -45,15 +36,10 @@ extension DownloadJob {
                 else {
                     // The server will answer the same way again: resuming would only repeat it.
                     state.brokeProtocol = true
-                    throw .transport(
-                        URLError(
-                            .cannotParseResponse,
-                            userInfo: [
-                                NSLocalizedDescriptionKey:
-                                    "the server sent a range (\(header.map(DisplayText.capped) ?? "no Content-Range")) "
-                                    + "other than the one asked for (bytes=\(state.requestedOffset)-)",
-                                NSURLErrorFailingURLErrorKey: response.url as Any,
-                            ]))
+                    throw Self.protocolBroken(
+                        "the server sent a range (\(header.map(DisplayText.capped) ?? "no Content-Range")) "
+                            + "other than the one asked for (bytes=\(state.requestedOffset)-)",
+                        url: response.url)
                 }
                 if let total = range.total { state.expectedTotal = total }
                 state.expectedEnd = (range.range?.end ?? -1) + 1
@@ -93,14 +79,9 @@ extension DownloadJob {
                 // More than the range or length the server announced: a server answering this way again would do
                 // the same, so the download stops here rather than writing a file of the wrong size.
                 state.brokeProtocol = true
-                throw .transport(
-                    URLError(
-                        .cannotParseResponse,
-                        userInfo: [
-                            NSLocalizedDescriptionKey:
-                                "the server sent more bytes than its Content-Range or Content-Length announced "
-                                + "(the file would pass \(end) bytes)"
-                        ]))
+                throw Self.protocolBroken(
+                    "the server sent more bytes than its Content-Range or Content-Length announced "
+                        + "(the file would pass \(end) bytes)", url: nil)
             }
             return (writer, state.destination)
         }

@@ -128,14 +128,7 @@
             throw .transportUnavailable(String(cString: failure))
         }
 
-        /// What one call's exchanges share.
-        struct Exchange {
-            let idleTimeout: TimeInterval
-            let limit: Int
-            let streamsBody: Bool
-            let progress: ProgressReporter?
-            var routing: (any BodyRouting)?
-        }
+        typealias Exchange = TransferExchange
 
         /// Sends `request`, follows redirects, and collects the whole body, streams it, or writes a download's file.
         public func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
@@ -149,9 +142,9 @@
                 reported.setValue(type, forHTTPHeaderField: "Content-Type")
             }
             let exchange = Exchange(
+                limit: context.options.maximumResponseSize ?? maximumResponseSize,
                 idleTimeout: try context.idleTimeout(
                     of: request, otherwise: idleTimeout, fallbackSetting: "CurlTransport idleTimeout"),
-                limit: context.options.maximumResponseSize ?? maximumResponseSize,
                 streamsBody: context.streamsBody && !context.kind.isDownload,
                 progress: context.progressReporter(totalBytesToSend: upload?.length))
             let started = (date: Date(), instant: ContinuousClock.now)
@@ -172,11 +165,8 @@
             _ request: URLRequest, as original: URLRequest, to destination: DownloadDestination, _ exchange: Exchange,
             started: (date: Date, instant: ContinuousClock.Instant)
         ) async throws(NALError) -> Response {
-            try await DownloadJob.run(
-                request, as: original, to: destination, progress: exchange.progress, started: started
-            ) { attempt, job throws(NALError) in
-                var exchange = exchange
-                exchange.routing = job
+            try await DownloadJob.run(request, as: original, to: destination, exchange, started: started) {
+                attempt, exchange throws(NALError) in
                 let reply = try await followingRedirects(attempt, upload: nil, exchange)
                 return (reply.head.response, reply.data)
             }

@@ -23,17 +23,15 @@ extension URLSessionTransport {
         let asksForCoding = request.value(forHTTPHeaderField: "Accept-Encoding") != nil
         #if canImport(FoundationNetworking)
             if !asksForCoding { request.setValue("identity", forHTTPHeaderField: "Accept-Encoding") }
+            let refusesUnaskedCodings = !asksForCoding
+        #else
+            let refusesUnaskedCodings = false
         #endif
         return try await DownloadJob.run(
-            request, as: original, to: destination, progress: exchange.progress, started: started
-        ) { attempt, job throws(NALError) in
-            var exchange = exchange
-            #if canImport(FoundationNetworking)
-                exchange.routing = asksForCoding ? job : UnaskedCodingRefusal(job: job)
-            #else
-                exchange.routing = job
-            #endif
-            return try await followingRedirects(attempt, upload: nil, exchange)
+            request, as: original, to: destination, exchange, started: started,
+            routing: { job in refusesUnaskedCodings ? UnaskedCodingRefusal(job: job) : job as any BodyRouting }
+        ) { attempt, exchange throws(NALError) in
+            try await followingRedirects(attempt, upload: nil, exchange)
         }
     }
 }

@@ -139,13 +139,7 @@ public final class URLSessionTransport: Transport {
         try? FileAccess.readableFileSize(file, role: .temporaryFile)
     }
 
-    /// What one call's exchanges share.
-    struct Exchange {
-        let limit: Int
-        let idleTimeout: TimeInterval
-        let progress: ProgressReporter?
-        var routing: (any BodyRouting)?
-    }
+    typealias Exchange = TransferExchange
 
     /// Moves the configuration's additional headers onto the request; a header the request has wins.
     private func addAdditionalHeaders(to request: inout URLRequest) throws(NALError) {
