@@ -264,6 +264,24 @@ struct BenchBaselineTests {
                 #expect(!printed.contains(control), "\(format) printed \(control.unicodeScalars.first?.value ?? 0)")
             }
         }
+        // Saved on this machine, so that time is compared and the regressed scenario's description is printed.
+        let saved = try await bench(["--filter", "^prepare\\.plain$", "--save-baseline", path])
+        #expect(saved.status == 0)
+        var fresh = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        var freshScenarios = try #require(fresh["scenarios"] as? [String: [String: Any]])
+        freshScenarios["prepare.plain"]?["description"] = hostile
+        freshScenarios["prepare.plain"]?.merge(["median": 1.0, "p25": 1.0, "p75": 1.0, "p90": 1.0]) { $1 }
+        fresh["scenarios"] = freshScenarios
+        try JSONSerialization.data(withJSONObject: fresh).write(to: url)
+        var timed = try await bench(["--filter", "^prepare\\.plain$", "--compare", path, "--metric", "time"])
+        // A loaded machine can make one run noisy enough to call even 1 ns "within noise": try again then.
+        for _ in 0..<2 where timed.status == 0 {
+            timed = try await bench(["--filter", "^prepare\\.plain$", "--compare", path, "--metric", "time"])
+        }
+        let printed = timed.standardOutput + timed.standardError
+        #expect(timed.status == 1, "\(printed)")
+        #expect(printed.contains("prepare.plain: evil?[2J"), "the description was not printed: \(printed)")
+        #expect(!printed.contains("\u{1B}"))
     }
 
     @Test(

@@ -511,7 +511,9 @@ struct LargestContentLengthTests {
 /// every cancellation, its own and the one declining an authentication challenge makes, on the delegate queue.
 @Suite("Integration: cancellation racing completion", .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
 struct CancellationRaceTests {
-    @Test("6,000 calls: 401 challenges, downloads, streams and data, cancelled at random moments: no crash, no hang")
+    @Test(
+        "6,000 calls: 401 challenges, downloads, progress, streamed bodies and data, cancelled at random moments: no crash, no hang"
+    )
     func cancelRaces() async throws {
         await inChildProcess {
             await #expect(processExitsWith: .success) {
@@ -530,7 +532,7 @@ struct CancellationRaceTests {
                             for index in 0..<(Timing.underThreadSanitizer ? 60 : 375) {
                                 let wait = Duration.microseconds(Int64.random(in: 0...5_000))
                                 let call = Task {
-                                    switch index % 5 {
+                                    switch index % 6 {
                                     case 0:
                                         _ = try? await client.request(
                                             FaultServer.endpoint("protected", query: ["token": "t"], validation: .none))
@@ -541,6 +543,15 @@ struct CancellationRaceTests {
                                     case 2, 3:
                                         do {
                                             for try await _ in client.transfer(FaultServer.endpoint("source/200000")) {}
+                                        } catch {}
+                                    case 4:
+                                        // A streamed body stopped as its transfer ends: over URLSession its
+                                        // cancellation waits for the work queue on a thread of its own, and the
+                                        // completion must wait for it (Linux fact 25).
+                                        do {
+                                            for try await _ in try await client.stream(
+                                                FaultServer.endpoint("source/200000"))
+                                            {}
                                         } catch {}
                                     default:
                                         _ = try? await client.request(FaultServer.endpoint("fast"))

@@ -1,3 +1,4 @@
+import NALLogging
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -45,6 +46,8 @@ final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
     private let cancelsAside: Bool
     /// Where cancellations of streams' tasks wait for the work queue, one at a time.
     private static let cancellations = DispatchQueue(label: "dev.nal.transport.stream-cancel")
+    /// The cancellations handed to `cancellations` that a completion must wait for, by task identifier.
+    private let asideCancellations = Locked<[Int: DispatchGroup]>([:])
 
     /// A queue that holds its producer back past `highWater` waiting callbacks (see the type's documentation).
     /// With `cancelsAside`, for a session that runs one stream's tasks, a cancellation does not hold the queue.
@@ -80,12 +83,29 @@ final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
     /// A stream's queue (`cancelsAside`) hands the wait to another thread once the callbacks queued before it have
     /// run: `cancel()` can wait a second or more for the work queue, and a dropped stream's server goes on sending
     /// meanwhile. Held here, those chunks piled up in memory (hundreds of MiB a second); drained, they are dropped
-    /// as they come, and the producer is still held back if they outrun the queue. The session's tasks are this
-    /// stream's alone and the URL cache is off, so the completion it could race is this task's own, which
-    /// FoundationNetworking orders with the cancellation on the work queue.
+    /// as they come, and the producer is still held back if they outrun the queue. The order above still holds: a
+    /// completion queued before the cancellation has run; one queued after it could now run beside `cancel()`,
+    /// between its check and its report, and FoundationNetworking marks the task completed on this queue right after
+    /// the delegate's `didCompleteWithError`. So that callback first waits here for the cancellation to return
+    /// (`awaitAsideCancellation(of:)`): the report is queued on the work queue before the removal.
     func cancel(_ task: URLSessionTask) {
         guard cancelsAside else { return waitingForWorkQueue { task.cancel() } }
-        queue.async { Self.cancellations.async { task.cancel() } }
+        let returned = DispatchGroup()
+        returned.enter()
+        asideCancellations.withLock { $0[task.taskIdentifier] = returned }
+        queue.async {
+            Self.cancellations.async {
+                task.cancel()
+                returned.leave()
+            }
+        }
+    }
+
+    /// Waits, on this queue, until a cancellation of `task` handed to another thread has returned; at once when there
+    /// is none. Called by the delegate as the task completes, before FoundationNetworking marks it completed.
+    func awaitAsideCancellation(of task: URLSessionTask) {
+        guard let returned = asideCancellations.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        returned.wait()
     }
 
     /// Runs `work`, which waits for the session's work queue (creating, resuming or cancelling a task, or declining

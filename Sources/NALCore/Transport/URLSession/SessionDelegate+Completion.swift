@@ -9,6 +9,9 @@ import NALLogging
 
 extension SessionDelegate {
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        // A stream's cancellation may wait for the work queue on another thread: it must have queued its report
+        // before FoundationNetworking marks this task completed, right after this returns (Linux fact 25).
+        delegateQueue.awaitAsideCancellation(of: task)
         let identifier = task.taskIdentifier
         // A download whose body was empty has not been routed yet: its (empty) file must still be made.
         let unrouted = states.withLock { states -> (any BodyRouting, ProgressReporter?)? in
