@@ -27,7 +27,8 @@ these paths (query parameters in brackets):
   /truncated-gzip           a 12,000-byte gzip body cut to its first 6 bytes, Content-Length 6
   /coded                    [size=N coding=gzip|deflate raw=1 members=M keep=P chunked=1 garbage=G]: N known bytes
                             in a content coding (X-Plain-SHA256 names them), cut to P percent with a consistent
-                            Content-Length, in M gzip members, raw deflate, chunked, or with G zero bytes after
+                            Content-Length, in M gzip members, raw deflate, chunked, with G zero bytes after, or
+                            [first=F] its first F coded bytes sent alone
   /chunked                  [total=N] [chunk=65536]: N bytes, chunked, as fast as the socket takes them
   /gzip-bomb                [total=N]: N zero bytes gzip-compressed (about N/1000 on the wire), chunked
   /flaky                    [key=K] [failures=2] [status=503] [retry_after=S]: the first `failures` requests with this
@@ -730,9 +731,16 @@ def handle(sock, request, connection=None):
         coded = coded[:len(coded) * request.int_arg("keep", 100) // 100] + b"\x00" * request.int_arg("garbage", 0)
         headers = [("Content-Type", "application/octet-stream"), ("Content-Encoding", coding),
                    ("X-Plain-SHA256", hashlib.sha256(plain).hexdigest())]
+        first = request.int_arg("first", 0)
         if request.int_arg("chunked", 0):
             sock.sendall(head(200, headers + [("Transfer-Encoding", "chunked")]))
             send_chunked(sock, (coded[i:i + 4096] for i in range(0, len(coded), 4096)))
+        elif first:
+            # The first FIRST coded bytes alone, then the rest: a client that decides the coding from them must not
+            # lose them.
+            sock.sendall(head(200, headers + [("Content-Length", str(len(coded)))]) + coded[:first])
+            time.sleep(0.1)
+            sock.sendall(coded[first:])
         else:
             sock.sendall(head(200, headers + [("Content-Length", str(len(coded)))]) + coded)
     elif path == "/truncated-gzip":

@@ -63,7 +63,8 @@ static void load(void) {
     zlib.reset = (inflate_reset_fn)dlsym(library, "inflateReset");
     zlib_version_fn version = (zlib_version_fn)dlsym(library, "zlibVersion");
     if (!zlib.init2 || !zlib.inflate || !zlib.end || !zlib.reset || !version) {
-        snprintf(load_failure, sizeof load_failure, "libz.so.1 lacks inflateInit2_, inflate or inflateEnd");
+        snprintf(load_failure, sizeof load_failure,
+                 "libz.so.1 lacks one of inflateInit2_, inflate, inflateEnd, inflateReset and zlibVersion");
         return;
     }
     zlib.version = version();
@@ -78,14 +79,16 @@ const char *nal_inflate_load(void) {
 struct decoder {
     zstream stream;
     int gzip;
-    // A deflate body whose first bytes are no zlib header is read again as raw deflate, once.
-    int raw;
-    int started;
+    // "deflate" is a zlib stream (RFC 9110), or a raw deflate stream as many servers send it: told apart by its first
+    // two bytes, held here until both came (a server may send one at a time).
+    int decided;
+    unsigned char held[2];
+    unsigned int held_count;
 };
 
-static int start(struct decoder *decoder) {
+static int start(struct decoder *decoder, int raw) {
     memset(&decoder->stream, 0, sizeof decoder->stream);
-    int window = decoder->raw ? window_raw : window_auto;
+    int window = raw ? window_raw : window_auto;
     return zlib.init2(&decoder->stream, window, zlib.version, (int)sizeof(zstream)) == z_ok;
 }
 
@@ -94,18 +97,19 @@ void *nal_inflate_new(int gzip) {
     struct decoder *decoder = calloc(1, sizeof *decoder);
     if (decoder == NULL) return NULL;
     decoder->gzip = gzip;
-    if (!start(decoder)) {
-        free(decoder);
-        return NULL;
+    if (gzip) {
+        if (!start(decoder, 0)) {
+            free(decoder);
+            return NULL;
+        }
+        decoder->decided = 1;
     }
     return decoder;
 }
 
-int nal_inflate(void *opaque, const uint8_t *input, size_t input_count, size_t *consumed, uint8_t *output,
-                size_t output_capacity, size_t *produced) {
-    struct decoder *decoder = opaque;
-    *consumed = 0;
-    *produced = 0;
+// One call of zlib's inflate over what it is given: how much it used and made, and its status as nal_inflate's.
+static int run(struct decoder *decoder, const uint8_t *input, size_t input_count, size_t *consumed, uint8_t *output,
+               size_t output_capacity, size_t *produced) {
     // zlib counts in unsigned int: a larger buffer is simply used in part, and the caller comes back for the rest.
     unsigned int in = input_count > 0x40000000u ? 0x40000000u : (unsigned int)input_count;
     unsigned int out = output_capacity > 0x40000000u ? 0x40000000u : (unsigned int)output_capacity;
@@ -116,14 +120,6 @@ int nal_inflate(void *opaque, const uint8_t *input, size_t input_count, size_t *
     int status = zlib.inflate(&decoder->stream, z_no_flush);
     *consumed = in - decoder->stream.avail_in;
     *produced = out - decoder->stream.avail_out;
-    if (status < 0 && status != z_buf_error && !decoder->gzip && !decoder->raw && !decoder->started) {
-        // "deflate" as many servers send it, without the zlib wrapper RFC 9110 asks for.
-        zlib.end(&decoder->stream);
-        decoder->raw = 1;
-        if (!start(decoder)) return nal_inflate_unavailable;
-        return nal_inflate(opaque, input, input_count, consumed, output, output_capacity, produced);
-    }
-    if (*produced > 0) decoder->started = 1;
     switch (status) {
     case z_stream_end:
         return nal_inflate_ended;
@@ -134,6 +130,37 @@ int nal_inflate(void *opaque, const uint8_t *input, size_t input_count, size_t *
     default:
         return nal_inflate_bad_data;
     }
+}
+
+int nal_inflate(void *opaque, const uint8_t *input, size_t input_count, size_t *consumed, uint8_t *output,
+                size_t output_capacity, size_t *produced) {
+    struct decoder *decoder = opaque;
+    *consumed = 0;
+    *produced = 0;
+    if (!decoder->decided) {
+        while (decoder->held_count < 2 && *consumed < input_count) {
+            decoder->held[decoder->held_count++] = input[(*consumed)++];
+        }
+        if (decoder->held_count < 2) return nal_inflate_more;
+        // A zlib header: compression method 8, and the two bytes a multiple of 31 (RFC 1950 2.2).
+        unsigned int cmf = decoder->held[0], flg = decoder->held[1];
+        int zlib_wrapped = (cmf & 0x0f) == 8 && ((cmf << 8) | flg) % 31 == 0;
+        if (!start(decoder, !zlib_wrapped)) return nal_inflate_unavailable;
+        decoder->decided = 1;
+        size_t used = 0, made = 0;
+        int status = run(decoder, decoder->held, 2, &used, output, output_capacity, &made);
+        *produced = made;
+        // Two bytes of deflate never fill a caller's output: zlib takes both, unless they end or break the stream.
+        if (status == nal_inflate_bad_data || status == nal_inflate_ended) return status;
+        if (used < 2) return nal_inflate_bad_data;
+        size_t more_used = 0, more_made = 0;
+        status = run(decoder, input + *consumed, input_count - *consumed, &more_used, output + made,
+                     output_capacity - made, &more_made);
+        *consumed += more_used;
+        *produced += more_made;
+        return status;
+    }
+    return run(decoder, input, input_count, consumed, output, output_capacity, produced);
 }
 
 int nal_inflate_next_member(void *opaque) {
@@ -149,7 +176,7 @@ const char *nal_inflate_message(void *opaque) {
 void nal_inflate_free(void *opaque) {
     struct decoder *decoder = opaque;
     if (decoder == NULL) return;
-    zlib.end(&decoder->stream);
+    if (decoder->decided) zlib.end(&decoder->stream);
     free(decoder);
 }
 #endif

@@ -45,14 +45,18 @@ struct ContentCodingTests {
             Case(name: "deflate (zlib)", query: ["coding": "deflate"]),
             Case(name: "raw deflate", query: ["coding": "deflate", "raw": 1]),
             Case(name: "gzip, chunked", query: ["coding": "gzip", "chunked": 1]),
+            Case(name: "raw deflate, its first byte alone", query: ["coding": "deflate", "raw": 1, "first": 1]),
+            Case(name: "deflate (zlib), its first byte alone", query: ["coding": "deflate", "first": 1]),
+            Case(name: "gzip, its first byte alone", query: ["coding": "gzip", "first": 1]),
         ])
     func decodes(_ coding: Case) async throws {
         var query = coding.query
-        query["size"] = 50_000
+        // Several times the decoder's 64 KiB output: pieces that fill it, and what zlib holds back meanwhile.
+        query["size"] = 300_000
         let probe = FaultServer.probe()
         query["probe"] = .string(probe)
         let response = try await client.request(Self.coded(query))
-        #expect(response.data == Self.plain(50_000))
+        #expect(response.data == Self.plain(300_000))
         if TestTransports.isCurl {
             // What NAL decodes is what it offers.
             let offered = try await FaultServer.journal(probe: probe).map { $0.header("Accept-Encoding") }
@@ -99,6 +103,26 @@ struct ContentCodingTests {
             #expect(Self.isCutShort(error), "unexpected \(error)")
             #expect("\(error)".contains("gzip body ended before its coded stream did"))
         }
+    }
+
+    @Test("a coded stream's consumer that falls behind holds back at most one decoded piece past the bound")
+    func codedStreamHeldBack() async throws {
+        // 64 MiB of zeros in about 64 KiB of gzip: one coded chunk of libcurl's inflates to megabytes, which went
+        // into the stream at once (16.7 MB waiting in a stream bounded at 1 MiB).
+        let total = 64 << 20
+        let stream = try await client.stream(FaultServer.endpoint("gzip-bomb", query: ["total": .int(total)]))
+        var iterator = stream.makeAsyncIterator()
+        var received = try await iterator.next()?.count ?? 0
+        try await Task.sleep(for: .milliseconds(500))
+        let waiting = stream.body.waiting
+        if TestTransports.isCurl {
+            #expect(waiting.memory <= StreamedBody.defaultHighWater + (64 << 10), "\(waiting.memory) bytes waiting")
+        } else {
+            // URLSession cannot be held back: what waits past the bound is on disk.
+            #expect(waiting.memory <= StreamedBody.defaultHighWater + (1 << 20), "\(waiting.memory) bytes waiting")
+        }
+        while let chunk = try await iterator.next() { received += chunk.count }
+        #expect(received == total)
     }
 
     @Test("a streamed gzip body cut short ends its stream with the error, after the bytes that came")

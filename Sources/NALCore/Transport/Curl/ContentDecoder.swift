@@ -21,6 +21,8 @@
         private var ended = false
         /// Whether what follows the end is left out.
         private var ignoresRest = false
+        /// Whether zlib holds decoded bytes back because the last piece filled the output: they come first next time.
+        private(set) var hasPendingOutput = false
 
         /// A decoder for `contentEncoding`, or `nil` when the body is not coded, or coded in a way NAL passes on as
         /// it came (a coding it did not offer, or several stacked).
@@ -54,15 +56,31 @@
             output.deallocate()
         }
 
-        /// Decodes `bytes`, handing each decoded piece to `deliver`, which returns `false` to stop. Returns `false`
-        /// when `deliver` stopped; throws when the bytes are not of the coding.
+        /// What the receiver of a decoded piece wants next.
+        enum Next {
+            /// More pieces.
+            case more
+            /// No more for now (its consumer is behind): the bytes not yet decoded come again later.
+            case pause
+            /// The transfer ends.
+            case stop
+        }
+
+        /// Decodes `bytes`, handing each decoded piece to `deliver`; returns how many of them were decoded (all of
+        /// them unless `deliver` paused), or `nil` when `deliver` stopped. Throws when the bytes are not of the
+        /// coding.
         func decode(
-            _ bytes: UnsafeRawBufferPointer, url: URL, into deliver: (UnsafeRawBufferPointer) -> Bool
-        ) throws(NALError) -> Bool {
-            guard var next = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return true }
+            _ bytes: UnsafeRawBufferPointer, url: URL, into deliver: (UnsafeRawBufferPointer) -> Next
+        ) throws(NALError) -> Int? {
+            // An empty buffer still flushes what zlib holds back from a piece that filled the output.
+            // With nothing to read zlib reads nothing: any valid pointer stands for the empty input.
+            guard
+                var next = (bytes.baseAddress ?? UnsafeRawPointer(output.baseAddress))?.assumingMemoryBound(
+                    to: UInt8.self)
+            else { return 0 }
             var remaining = bytes.count
-            codedBytes += Int64(remaining)
-            while remaining > 0 {
+            defer { codedBytes += Int64(bytes.count - remaining) }
+            while remaining > 0 || hasPendingOutput {
                 if ended {
                     // What follows a complete stream: another gzip member (its first byte is 0x1F), or bytes that
                     // nothing decodes, which are left out as browsers and gzip(1) do.
@@ -70,7 +88,8 @@
                         nal_inflate_next_member(decoder) != 0
                     else {
                         ignoresRest = true
-                        return true
+                        remaining = 0
+                        return bytes.count
                     }
                     ended = false
                 }
@@ -79,22 +98,34 @@
                 let status = nal_inflate(
                     decoder, next, remaining, &consumed,
                     output.baseAddress?.assumingMemoryBound(to: UInt8.self), output.count, &produced)
-                if produced > 0, !deliver(UnsafeRawBufferPointer(rebasing: output[..<produced])) { return false }
                 next += consumed
                 remaining -= consumed
+                hasPendingOutput = status == Int32(nal_inflate_output_full)
+                if produced > 0 {
+                    switch deliver(UnsafeRawBufferPointer(rebasing: output[..<produced])) {
+                    case .more: break
+                    case .stop: return nil
+                    case .pause:
+                        // zlib keeps what it has not handed out yet; the rest of `bytes` comes again on resume.
+                        return bytes.count - remaining
+                    }
+                }
                 switch status {
                 case Int32(nal_inflate_ended): ended = true
                 case Int32(nal_inflate_output_full): continue
                 case Int32(nal_inflate_more):
-                    // zlib used all it could; what is left waits for bytes it has not seen.
-                    if consumed == 0, produced == 0 { return true }
+                    // zlib takes every byte it is given until the stream ends or the output fills: bytes left over
+                    // with no progress cannot be decoded.
+                    if consumed == 0, produced == 0, remaining > 0 {
+                        throw failure("is not valid \(coding): zlib stopped taking its bytes", url: url)
+                    }
                 default:
                     throw failure(
                         "is not valid \(coding)"
                             + (nal_inflate_message(decoder).map { ": " + String(cString: $0) } ?? ""), url: url)
                 }
             }
-            return true
+            return bytes.count
         }
 
         /// The failure of a body that ended before its coded stream did, or `nil` when it ended whole (or was

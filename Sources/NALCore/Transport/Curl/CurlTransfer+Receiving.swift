@@ -14,13 +14,27 @@
                 if writer.isFull { return pause(for: writer) }
             }
             guard let decoder else { return take(bytes) ? bytes.count : 0 }
+            // After a pause in the middle of these bytes, libcurl hands all of them over again: what was decoded
+            // before the pause is skipped.
+            let skipped = min(decodedOfPausedChunk, bytes.count)
+            decodedOfPausedChunk = 0
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[skipped...])
+            let decoded: Int?
             do {
-                guard try decoder.decode(bytes, url: url, into: take) else { return 0 }
+                decoded = try decoder.decode(rest, url: url) { piece in
+                    guard take(piece) else { return .stop }
+                    // A piece can fill the stream: the next waits for the consumer, coded, in libcurl's hands.
+                    if let writer, writer.isFull { return .pause }
+                    return .more
+                }
             } catch {
                 stoppedBecause = error
                 return 0
             }
-            return bytes.count
+            guard let decoded else { return 0 }
+            guard decoded < rest.count || decoder.hasPendingOutput, let writer else { return bytes.count }
+            decodedOfPausedChunk = skipped + decoded
+            return pause(for: writer)
         }
 
         /// Hands on decoded body bytes: to the stream, the download's file, or memory; `false` stops the transfer

@@ -45,6 +45,9 @@
         var announcedBody = false
         /// Decodes the body's content coding, when it has one NAL offered; set when the final head is complete.
         var decoder: ContentDecoder?
+        /// How many bytes of the chunk libcurl last handed over were decoded before the stream paused: libcurl hands
+        /// the whole chunk over again when the transfer resumes.
+        var decodedOfPausedChunk = 0
         /// For a streamed call: what the body is written to once the head has arrived.
         let streamsBody: Bool
         var writer: StreamedBody.Writer?

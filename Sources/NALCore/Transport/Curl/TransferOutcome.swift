@@ -34,7 +34,8 @@
             }
         }
 
-        /// Waits for the outcome; one caller only (a second gets `.cancelled`).
+        /// Waits for the outcome. One caller only, the call itself: a second caller would take the first's place
+        /// while it waits, and one that comes after the outcome was taken gets `.cancelled`.
         func value() async -> Outcome {
             await withCheckedContinuation { continuation in
                 let ready = state.withLock { state -> Outcome? in
