@@ -455,6 +455,35 @@ extension HeavyStreamTests {
     }
 }
 
+extension HeavyStreamTests {
+    @Test("a gzip bomb past the in-memory limit fails, and memory stays flat after it")
+    func bombCutAtItsLimit() async throws {
+        // Over URLSession the call failed in 14 ms, but its cancellation waited for FoundationNetworking's work queue
+        // on the delegate queue while the bomb went on inflating into it: the process grew to 4 GB over 20 s.
+        let client = Client<TestEndpoint>(transport: TestTransports.make())
+        let before = ResidentMemory.current()
+        let peak = ResidentMemory.Peak()
+        let sampler = Task { await peak.sample(every: .milliseconds(10)) }
+        do {
+            // 1 GiB of zeros, about 1 MB on the wire (the server compresses it once, in a few seconds).
+            _ = try await client.request(
+                FaultServer.endpoint("gzip-bomb", query: ["total": .int(1 << 30)]),
+                options: RequestOptions(maximumResponseSize: 1_000_000))
+            Issue.record("a bomb past the limit was answered")
+        } catch {
+            guard case .responseTooLarge = error else {
+                Issue.record("expected responseTooLarge, got \(error)")
+                return
+            }
+        }
+        try await Task.sleep(for: .seconds(3))
+        sampler.cancel()
+        await sampler.value
+        let grown = peak.value - before
+        #expect(grown < 64 << 20, "RSS grew by \(grown >> 20) MiB after the call ended")
+    }
+}
+
 /// The resident memory of this process, from `/proc/self/status`.
 enum ResidentMemory {
     static func current() -> Int {

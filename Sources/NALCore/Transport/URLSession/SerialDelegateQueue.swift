@@ -41,19 +41,15 @@ final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
     /// Callbacks waiting past which this queue's producer is held back, and below which it goes on.
     private let holdBackAt: (high: Int, low: Int)
 
-    /// Whether `cancel(_:)` waits for the work queue off this queue (a stream's session of its own), so that the
-    /// callbacks that keep coming until the cancellation takes effect are drained instead of piling up.
-    private let cancelsAside: Bool
-    /// Where cancellations of streams' tasks wait for the work queue, one at a time.
-    private static let cancellations = DispatchQueue(label: "dev.nal.transport.stream-cancel")
+    /// Where cancellations wait for FoundationNetworking's work queue, each on a thread of its own: one waiting
+    /// behind another would keep a connection open, and its server sending, for as long as the queue is busy.
+    private static let cancellations = DispatchQueue(label: "dev.nal.transport.cancel", attributes: .concurrent)
     /// The cancellations handed to `cancellations` that a completion must wait for, by task identifier.
     private let asideCancellations = Locked<[Int: DispatchGroup]>([:])
 
     /// A queue that holds its producer back past `highWater` waiting callbacks (see the type's documentation).
-    /// With `cancelsAside`, for a session that runs one stream's tasks, a cancellation does not hold the queue.
-    init(highWater: Int = SerialDelegateQueue.highWater, cancelsAside: Bool = false) {
+    init(highWater: Int = SerialDelegateQueue.highWater) {
         holdBackAt = (max(2, highWater), max(1, highWater / 4))
-        self.cancelsAside = cancelsAside
         super.init()
         maxConcurrentOperationCount = 1
     }
@@ -71,29 +67,27 @@ final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
         }
     }
 
-    /// Cancels `task` on this queue, after the callbacks already queued and never at the same time as one.
+    /// Cancels `task` once the callbacks already queued here have run, without holding this queue meanwhile.
     ///
     /// FoundationNetworking's `cancel()` checks the task's state, then reports the cancellation later from the task's
-    /// work queue without checking again; a completion delivered on this queue in between removes the task from the
-    /// session's registry, and the late report traps the process ("a task that is not in the registry", Linux fact
-    /// 25). Here, a completion that came first has marked the task completed, so `cancel()` does nothing; one that
-    /// comes later is queued behind the report. `cancel()` waits for the session's work queue, so the producer is
-    /// not held back while cancellations are pending: that wait would hold this queue, which holds the producer.
+    /// work queue without checking again; a completion in between removes the task from the session's registry, and
+    /// the late report traps the process ("a task that is not in the registry", Linux fact 25). A completion queued
+    /// here before the cancellation has run first and marked the task completed, so `cancel()` does nothing. One
+    /// queued after it could run beside `cancel()`, and FoundationNetworking marks the task completed on this queue
+    /// right after the delegate's `didCompleteWithError`: so that callback first waits for the cancellation to
+    /// return (`awaitAsideCancellation(of:)`), and the report is queued on the work queue before the removal.
     ///
-    /// A stream's queue (`cancelsAside`) hands the wait to another thread once the callbacks queued before it have
-    /// run: `cancel()` can wait a second or more for the work queue, and a dropped stream's server goes on sending
-    /// meanwhile. Held here, those chunks piled up in memory (hundreds of MiB a second); drained, they are dropped
-    /// as they come, and the producer is still held back if they outrun the queue. The order above still holds: a
-    /// completion queued before the cancellation has run; one queued after it could now run beside `cancel()`,
-    /// between its check and its report, and FoundationNetworking marks the task completed on this queue right after
-    /// the delegate's `didCompleteWithError`. So that callback first waits here for the cancellation to return
-    /// (`awaitAsideCancellation(of:)`): the report is queued on the work queue before the removal.
+    /// `cancel()` itself waits for the work queue, a second or more when it is busy, on a thread of its own: held
+    /// here, the chunks the server goes on sending meanwhile piled up behind it (a gzip bomb cut at its limit grew
+    /// the process to 4 GB, three dropped streams by hundreds of MiB); drained, they are dropped as they come, and
+    /// the producer is still held back if they outrun this queue.
     func cancel(_ task: URLSessionTask) {
-        guard cancelsAside else { return waitingForWorkQueue { task.cancel() } }
-        let returned = DispatchGroup()
-        returned.enter()
-        asideCancellations.withLock { $0[task.taskIdentifier] = returned }
         queue.async {
+            // Registered here, on this queue: a completion that runs before this block finds nothing to wait for
+            // (and the cancellation then finds the task completed), one after it waits for the cancellation.
+            let returned = DispatchGroup()
+            returned.enter()
+            self.asideCancellations.withLock { $0[task.taskIdentifier] = returned }
             Self.cancellations.async {
                 task.cancel()
                 returned.leave()
@@ -104,7 +98,9 @@ final class SerialDelegateQueue: OperationQueue, @unchecked Sendable {
     /// Waits, on this queue, until a cancellation of `task` handed to another thread has returned; at once when there
     /// is none. Called by the delegate as the task completes, before FoundationNetworking marks it completed.
     func awaitAsideCancellation(of task: URLSessionTask) {
-        guard let returned = asideCancellations.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        guard let returned = asideCancellations.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else {
+            return
+        }
         returned.wait()
     }
 

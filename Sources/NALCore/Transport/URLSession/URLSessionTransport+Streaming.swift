@@ -16,7 +16,7 @@ extension URLSessionTransport {
         _ sent: URLRequest, as request: URLRequest, upload: UploadBody?, idleTimeout: TimeInterval,
         started: (date: Date, instant: ContinuousClock.Instant)
     ) async throws(NALError) -> Response {
-        let queue = SerialDelegateQueue(highWater: Self.streamCallbackBound, cancelsAside: true)
+        let queue = SerialDelegateQueue(highWater: Self.streamCallbackBound)
         let delegate = SessionDelegate(delegateQueue: queue)
         let session = URLSession(configuration: streamConfiguration, delegate: delegate, delegateQueue: queue)
         var sent = sent
