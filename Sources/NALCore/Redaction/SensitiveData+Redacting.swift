@@ -130,9 +130,12 @@ extension SensitiveData {
                     result += field[...equals] + Self.marker.utf8
                     return
                 }
-                // A value that is itself a URL (`redirect_uri=https%3A%2F%2F…%3Ftoken%3D…`) has its secrets too.
+                // A value that is itself a URL (`redirect_uri=https%3A%2F%2F…%3Ftoken%3D…`), or a document
+                // (`payload=%7B%22password%22…`), has its secrets too.
                 let value = FormFields.unescaped(String(decoding: field[(equals + 1)...], as: UTF8.self))
-                if let redacted = redactingEmbeddedURL(value) {
+                if let redacted = redactingEmbeddedURL(value)
+                    ?? redactingEmbeddedBody(value, redactingStringsWhere: nil, depth: 1)
+                {
                     result +=
                         field[...equals]
                         + (redacted.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? Self.marker).utf8
@@ -173,7 +176,8 @@ extension SensitiveData {
         var redactor = JSONRedactor(input: Array(json), isSensitive: isSensitiveBodyField) { text in
             if let test, test(text) { return Self.marker }
             if let url = redactingEmbeddedURL(text) { return url }
-            guard depth < Self.embeddedDepth else { return nil }
+            // Deeper than real echoes go: what looks like a secret's field is redacted as text would be.
+            guard depth < Self.embeddedDepth else { return changedOrNil(redacting(freeText: text), text) }
             return redactingEmbeddedBody(text, redactingStringsWhere: test, depth: depth + 1)
         }
         guard let bytes = redactor.run() else { return nil }
@@ -186,13 +190,95 @@ extension SensitiveData {
     ) -> String? {
         let first = text.utf8.first { !JSONRedactor.isWhitespace($0) }
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
-            let redacted = redacting(json: Data(text.utf8), redactingStringsWhere: test, depth: depth)
-            return redacted == text ? nil : redacted
+            // What does not parse (NaN, a comment, cut short, JSON5) is still read for `name: value` pairs.
+            guard let redacted = redacting(json: Data(text.utf8), redactingStringsWhere: test, depth: depth) else {
+                return changedOrNil(redacting(freeText: text), text)
+            }
+            return changedOrNil(redacted, text)
         }
-        guard Self.looksLikeForm(text) else { return nil }
-        let redacted = redacting(formFields: text)
-        return redacted == text ? nil : redacted
+        if Self.looksLikeForm(text) { return changedOrNil(redacting(formFields: text), text) }
+        return changedOrNil(redacting(freeText: text), text)
     }
+
+    private func changedOrNil(_ redacted: String, _ original: String) -> String? {
+        redacted == original ? nil : redacted
+    }
+
+    /// Text that is neither JSON nor a form (JSON that does not parse, a log line, JSON5, a config file) with the
+    /// value after every sensitive name followed by `:` or `=` replaced by the marker: `"password": "x"`,
+    /// `password=x`, `{password: 'x'}`, `\"token\":\"x\"` (inside a JSON string). One pass, linear in the text.
+    package func redacting(freeText text: String) -> String {
+        let bytes = Array(text.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            guard Self.isNameByte(bytes[index]), index == 0 || !Self.isNameByte(bytes[index - 1]) else {
+                output.append(bytes[index])
+                index += 1
+                continue
+            }
+            var end = index
+            while end < bytes.count, Self.isNameByte(bytes[end]) { end += 1 }
+            output += bytes[index..<end]
+            // The name's closing quote (", ', or \" inside a JSON string), then white space, then ':' or '='.
+            var next = end
+            while next < bytes.count, Self.isQuoteByte(bytes[next]) || bytes[next] == UInt8(ascii: "\\") {
+                next += 1
+            }
+            while next < bytes.count, bytes[next] == 0x20 || bytes[next] == 0x09 { next += 1 }
+            guard next < bytes.count, bytes[next] == UInt8(ascii: ":") || bytes[next] == UInt8(ascii: "="),
+                isSensitiveBodyField(String(decoding: bytes[index..<end], as: UTF8.self))
+            else {
+                index = end
+                continue
+            }
+            next += 1
+            while next < bytes.count, bytes[next] == 0x20 || bytes[next] == 0x09 { next += 1 }
+            output += bytes[end..<next]
+            index = Self.replaceValue(in: bytes, at: next, into: &output)
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Writes the marker in place of the value at `start`, quoted (with ", ' or an escaped quote such as \" or \\\",
+    /// as documents inside strings write them) or a run up to a delimiter, keeping its quotes; returns where the
+    /// value ends.
+    private static func replaceValue(in bytes: [UInt8], at start: Int, into output: inout [UInt8]) -> Int {
+        var quoteEnd = start
+        while quoteEnd < bytes.count, bytes[quoteEnd] == UInt8(ascii: "\\") { quoteEnd += 1 }
+        if quoteEnd < bytes.count, isQuoteByte(bytes[quoteEnd]) {
+            let quote = Array(bytes[start...quoteEnd])
+            // The same quote closes it, not one escaped once more (preceded by another backslash).
+            var end = quoteEnd + 1
+            while end < bytes.count {
+                if bytes[end...].starts(with: quote), bytes[end - 1] != UInt8(ascii: "\\") { break }
+                end += 1
+            }
+            output += quote + marker.utf8
+            guard end < bytes.count else { return bytes.count }
+            output += quote
+            return end + quote.count
+        }
+        var end = start
+        while end < bytes.count, !valueDelimiters.contains(bytes[end]) { end += 1 }
+        if end > start { output += marker.utf8 }
+        return end
+    }
+
+    /// What a name of a `name: value` or `name=value` pair is made of.
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "[")
+            || byte == UInt8(ascii: "]") || byte == UInt8(ascii: ".") || byte >= 0x80
+    }
+
+    private static func isQuoteByte(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")
+    }
+
+    /// Where an unquoted value ends.
+    private static let valueDelimiters: Set<UInt8> = Set(",;&}])\r\n\t \"'\\".utf8)
 
     /// A value that is a URL with a query, fragment or user information, redacted; `nil` when it is not one or
     /// holds no secret.
@@ -227,11 +313,13 @@ extension SensitiveData {
         let untyped =
             type.isEmpty || type.hasPrefix("text/plain") || type.hasPrefix("application/octet-stream")
             || type.hasPrefix("multipart/")
+        // A byte-order mark in front of JSON is not part of it.
+        let json = body.starts(with: [0xEF, 0xBB, 0xBF]) ? body.dropFirst(3) : body[...]
         if type.contains("json") {
-            return redacting(json: body).map(RedactedBody.text) ?? .unparsableJSON(byteCount: body.count)
+            return redacting(json: Data(json)).map(RedactedBody.text) ?? .unparsableJSON(byteCount: body.count)
         }
-        if untyped, let first = body.first(where: { !JSONRedactor.isWhitespace($0) }),
-            first == UInt8(ascii: "{") || first == UInt8(ascii: "["), let redacted = redacting(json: body)
+        if untyped, let first = json.first(where: { !JSONRedactor.isWhitespace($0) }),
+            first == UInt8(ascii: "{") || first == UInt8(ascii: "["), let redacted = redacting(json: Data(json))
         {
             return .text(redacted)
         }
@@ -239,7 +327,8 @@ extension SensitiveData {
         if type.hasPrefix("application/x-www-form-urlencoded") || (untyped && Self.looksLikeForm(text)) {
             return .text(redacting(formFields: text))
         }
-        return .text(text)
+        // Other text, JSON that does not parse among it: `name: value` pairs of secrets are still redacted.
+        return .text(redacting(freeText: text))
     }
 
     /// `a=1&b=2`: fields with `=`, nothing a form encoder would have escaped (spaces, line breaks, quotes).

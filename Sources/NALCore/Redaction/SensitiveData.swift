@@ -78,20 +78,21 @@ public struct SensitiveData: Sendable, Equatable {
 
     /// Whether the query key `key` (unescaped, for example `user[password]`) carries a secret.
     public func isSensitiveQueryKey(_ key: String) -> Bool {
-        endsAWord(Self.lastComponent(of: key)) || Self.containsIgnoringCase(queryKeys, key)
+        Self.namedComponents(of: key).contains { endsAWord($0.utf8) } || Self.containsIgnoringCase(queryKeys, key)
     }
 
     /// Whether the JSON or form field `name` carries a secret.
     public func isSensitiveBodyField(_ name: String) -> Bool {
-        endsAWord(Self.lastComponent(of: name)) || Self.containsIgnoringCase(bodyFields, name)
+        Self.namedComponents(of: name).contains { endsAWord($0.utf8) } || Self.containsIgnoringCase(bodyFields, name)
     }
 
-    /// The last named component of a key: `user[password]` gives `password`, `access_token[]` gives
-    /// `access_token`, `tokens[0]` gives `tokens`, `user.secret` gives `secret`.
-    static func lastComponent(of key: String) -> Substring.UTF8View {
+    /// The named components of a key, any of which makes it sensitive: `user[password]` gives `user` and
+    /// `password`, `password[new]` gives `password` and `new` (the secret is the new password), `access_token[]`
+    /// gives `access_token`, `tokens[0]` gives `tokens`, `user.secret` gives `user` and `secret`.
+    static func namedComponents(of key: String) -> [Substring] {
         let components = key.split(whereSeparator: { $0 == "[" || $0 == "]" || $0 == "." })
-        let named = components.last { component in !component.allSatisfy(\.isNumber) }
-        return (named ?? key[...]).utf8
+        let named = components.filter { component in !component.allSatisfy(\.isNumber) }
+        return named.isEmpty ? [key[...]] : named
     }
 
     /// Whether one of the words, or its plural, ends where a word of `name` ends.

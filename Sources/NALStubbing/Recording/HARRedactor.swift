@@ -113,11 +113,10 @@ struct HARRedactor {
 
     /// A URL as a cassette stores it; the marker is percent-encoded (`%3Credacted%3E`), so the URL still parses.
     func url(_ url: String) -> String {
-        scrub(sensitive.redacting(url: url)).replacingOccurrences(of: SensitiveData.marker, with: Self.markerInURL)
+        scrub(sensitive.redacting(url: url)).replacingOccurrences(of: SensitiveData.marker, with: SensitiveData.markerInURL)
     }
 
     /// The marker as a URL carries it.
-    static let markerInURL = "%3Credacted%3E"
 
     /// A header value as a cassette stores it: the marker alone when it holds a learned secret.
     func header(_ name: String, _ value: String) -> String {

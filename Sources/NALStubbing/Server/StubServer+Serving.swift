@@ -207,7 +207,7 @@ extension StubServer {
             var userInfo: [String: Any] = [NSLocalizedDescriptionKey: report]
             // The failing URL is printed with the error (URLError's description, a test's failure): redacted, as the
             // report is. The journal keeps the request as it was.
-            if let url = exchange.request.url { userInfo[NSURLErrorFailingURLErrorKey] = Self.redacted(url) }
+            if let url = exchange.request.url { userInfo[NSURLErrorFailingURLErrorKey] = SensitiveData.current.redacting(url: url) }
             output.fail(URLError(.resourceUnavailable, userInfo: userInfo))
             return
         }
@@ -224,20 +224,6 @@ extension StubServer {
         } catch {
             output.fail(error)
         }
-    }
-
-    /// `url` with its secrets (query and fragment values of sensitive names, user information) replaced by the
-    /// marker, percent-encoded; only its scheme, host and path when that does not parse.
-    static func redacted(_ url: URL) -> URL {
-        let text = SensitiveData.current.redacting(url: url.absoluteString)
-        guard text != url.absoluteString else { return url }
-        let encoded = text.replacingOccurrences(of: SensitiveData.marker, with: HARRedactor.markerInURL)
-        if let redacted = URL(string: encoded) { return redacted }
-        var components = URLComponents()
-        components.scheme = url.scheme
-        components.host = url.host
-        components.path = url.path
-        return components.url ?? URL(fileURLWithPath: "/")
     }
 
     /// Notes a request that went to the network, and its answer, in the journal and the cassette.

@@ -375,6 +375,39 @@ struct FaultServerTests {
         #expect(fine.data == Data("after a huge head".utf8))
     }
 
+    @Test(
+        "a transport error holds no secret of its URL: not in its description, its failing URL, nor what it wraps",
+        arguments: [
+            "http://127.0.0.1:9/x?access_token=SE01&page=2", "http://ada:SE02word@127.0.0.1:9/x",
+            "http://127.0.0.1:9/x?a=1;token=SE03", "http://127.0.0.1:9/x#access_token=SE04",
+        ])
+    func transportErrorsHideSecrets(url: String) async throws {
+        let request = URLRequest(url: try #require(URL(string: url)))
+        let secret = try #require(url.firstRange(of: /SE0\d/).map { String(url[$0]) })
+        do {
+            _ = try await client.transport.send(request, context: TransportContext(endpoint: TestEndpoint()))
+            Issue.record("a closed port answered")
+        } catch {
+            /// Every text an error carries, as a caller could print it: its description, and each userInfo value of
+            /// it and of the errors it wraps.
+            func texts(of error: any Error, depth: Int = 0) -> [String] {
+                var found = ["\(error)", String(reflecting: error)]
+                guard depth < 6 else { return found }
+                let info = (error as NSError).userInfo
+                for (key, value) in info {
+                    found.append("\(key)=\(value)")
+                    if let wrapped = value as? any Error { found += texts(of: wrapped, depth: depth + 1) }
+                }
+                return found
+            }
+            var all = texts(of: error)
+            if case .transport(let urlError) = error {
+                all += texts(of: urlError) + [urlError.failingURL?.absoluteString ?? ""]
+            }
+            for text in all { #expect(!text.contains(secret), "\(text)") }
+        }
+    }
+
     @Test("with an in-memory limit larger than memory, a large body is kept and a huge announced one fails, no crash")
     func limitLargerThanMemory() async {
         // In a child process: a reservation the system refuses stops the process.

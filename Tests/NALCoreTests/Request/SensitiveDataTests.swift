@@ -24,11 +24,11 @@ struct SensitiveDataTests {
     }
 
     @Test(
-        "query keys and body fields are judged by their last named component",
+        "query keys and body fields are judged by each named component: password[new] holds a password",
         arguments: [
             ("password", true), ("user[password]", true), ("user[profile][passwd]", true), ("access_token[]", true),
             ("tokens[0]", true), ("client_secret", true), ("user.secret", true), ("filter[lang]", false),
-            ("page", false), ("password_hint[length]", false), ("q", false),
+            ("page", false), ("password[new]", true), ("user[password][value]", true), ("q", false),
         ])
     func keys(key: String, sensitive: Bool) {
         #expect(list.isSensitiveQueryKey(key) == sensitive)
@@ -126,6 +126,40 @@ struct SensitiveDataTests {
     }
 
     @Test(
+        "bodies that are not JSON or a form, or JSON that does not parse, keep no secret: as sent, and as echoed",
+        arguments: [
+            (#"{"password":"SEC1","n":NaN}"#, nil), (#"{"password":"SEC1","a":[1,"#, "text/plain"),
+            (#"{password: 'SEC1', user: "ada"}"#, nil), (#"{"a":1} and then token=SEC1 and more"#, "text/plain"),
+            ("\u{FEFF}{\"password\":\"SEC1\"}", "text/plain"), ("password[new]=SEC1&user=ada", nil),
+            ("user[password][value]=SEC1", "application/x-www-form-urlencoded"),
+            ("payload=%7B%22password%22%3A%22SEC1%22%7D&x=1", "application/x-www-form-urlencoded"),
+            ("log line: password = SEC1; next", "text/plain"),
+        ] as [(String, String?)])
+    func textBodies(body: String, contentType: String?) throws {
+        let sent = list.redacting(body: Data(body.utf8), contentType: contentType)
+        guard case .text(let shown) = sent else {
+            Issue.record("\(body) was not shown as text: \(sent)")
+            return
+        }
+        #expect(!shown.contains("SEC1") && shown.contains("redacted"), "\(shown)")
+        // httpbin echoes it in a JSON string ("data"), or as a key of "form".
+        let echoed = try JSONSerialization.data(withJSONObject: ["data": body, "form": [body: ""]])
+        let echo = try #require(list.redacting(json: echoed))
+        #expect(!echo.contains("SEC1"), "\(echo)")
+    }
+
+    @Test("documents inside strings nested past the depth redaction reads still keep no secret")
+    func deeplyNested() throws {
+        var document: Any = ["password": "SEC2", "user": "ada"]
+        for _ in 0..<12 {
+            let inner = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
+            document = ["data": inner]
+        }
+        let redacted = try #require(list.redacting(json: try JSONSerialization.data(withJSONObject: document)))
+        #expect(!redacted.contains("SEC2"), "\(redacted)")
+    }
+
+    @Test(
         "malformed JSON gives nil, never half-redacted text",
         arguments: [
             #"{"password": "#, #"{"password": "unterminated}"#, #"{"a":1]"#, "", "   ", #"{"a" 1}"#, "[[[",
@@ -194,7 +228,7 @@ struct SensitiveWordsTests {
             ("accessToken", true), ("csrftoken", true), ("JSESSIONID", true), ("PHPSESSID", true), ("password", true),
             ("user[passwords]", true), ("oauth", true), ("Authorization", true), ("client_secret", true),
             ("author", false), ("authority", false), ("authorId", false), ("authors", false), ("tokenizer", false),
-            ("secretary", false), ("keyboard", false), ("password_hint[length]", false), ("cookieless", false),
+            ("secretary", false), ("keyboard", false), ("hint[length]", false), ("cookieless", false),
         ])
     func words(name: String, sensitive: Bool) {
         #expect(list.isSensitiveBodyField(name) == sensitive, "\(name)")
@@ -244,7 +278,7 @@ struct SensitiveWordsTests {
     }
 
     @Test(
-        "untyped and text/plain bodies are redacted as JSON or form when they are",
+        "untyped and text/plain bodies are redacted as JSON or form when they are, and other text by its pairs",
         arguments: [nil, "text/plain", "application/octet-stream"] as [String?])
     func sniffedBodies(type: String?) {
         #expect(
@@ -252,7 +286,11 @@ struct SensitiveWordsTests {
         #expect(
             list.redacting(body: Data(#"{"token":"T1"}"#.utf8), contentType: type) == .text(#"{"token":"<redacted>"}"#))
         #expect(
-            list.redacting(body: Data("just words, token=T1".utf8), contentType: type) == .text("just words, token=T1"))
+            list.redacting(body: Data("just words, token=T1".utf8), contentType: type)
+                == .text("just words, token=<redacted>"))
+        #expect(
+            list.redacting(body: Data("just words, with no secret in them".utf8), contentType: type)
+                == .text("just words, with no secret in them"))
     }
 
     @Test("cURL output of an untyped form body hides the password")

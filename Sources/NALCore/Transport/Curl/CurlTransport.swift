@@ -131,7 +131,17 @@
         typealias Exchange = TransferExchange
 
         /// Sends `request`, follows redirects, and collects the whole body, streams it, or writes a download's file.
+        /// The URLs inside an error's `URLError` (its failing URL, its message, what it wraps) have their secrets
+        /// redacted.
         public func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
+            do {
+                return try await perform(request, context: context)
+            } catch {
+                throw error.redactingURLs()
+            }
+        }
+
+        private func perform(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
             try OutgoingRequest.check(request)
             var sent = request
             let upload = try UploadBody.prepare(

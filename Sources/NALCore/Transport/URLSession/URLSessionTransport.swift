@@ -93,8 +93,18 @@ public final class URLSessionTransport: Transport {
         session.finishTasksAndInvalidate()
     }
 
-    /// Sends `request`, follows redirects, and collects the whole body, or streams it to a download's file.
+    /// Sends `request`, follows redirects, and collects the whole body, streams it, or writes a download's file.
+    /// The URLs inside an error's `URLError` (its failing URL, its message, what it wraps) have their secrets
+    /// redacted.
     public func send(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
+        do {
+            return try await perform(request, context: context)
+        } catch {
+            throw error.redactingURLs()
+        }
+    }
+
+    private func perform(_ request: URLRequest, context: TransportContext) async throws(NALError) -> Response {
         var request = request
         try addAdditionalHeaders(to: &request)
         try OutgoingRequest.check(request)
