@@ -291,6 +291,10 @@ struct SensitiveWordsTests {
         #expect(
             list.redacting(body: Data("just words, with no secret in them".utf8), contentType: type)
                 == .text("just words, with no secret in them"))
+        // Read as JSON, not as text: a key spelt with an escape is still the key it names.
+        #expect(
+            list.redacting(body: Data(#"{"pass\u0077ord":"P1"}"#.utf8), contentType: type)
+                == .text(#"{"pass\u0077ord":"<redacted>"}"#))
     }
 
     @Test("cURL output of an untyped form body hides the password")
