@@ -26,7 +26,7 @@ these paths (query parameters in brackets):
   /not-gzip                 Content-Encoding: gzip over a body that is not gzip
   /truncated-gzip           a 12,000-byte gzip body cut to its first 6 bytes, Content-Length 6
   /coded                    [size=N coding=gzip|deflate raw=1 members=M keep=P chunked=1 garbage=G]: N known bytes
-                            in a content coding (X-Plain-SHA256 names them), cut to P percent with a consistent
+                            in a content coding, or several stacked (coding=deflate,gzip; identity passes), (X-Plain-SHA256 names them), cut to P percent with a consistent
                             Content-Length, in M gzip members, raw deflate, chunked, with G zero bytes after, or
                             [first=F] its first F coded bytes sent alone
   /chunked                  [total=N] [chunk=65536]: N bytes, chunked, as fast as the socket takes them
@@ -720,14 +720,20 @@ def handle(sock, request, connection=None):
         # cut short with consistent framing), chunked with CHUNKED=1; GARBAGE bytes after the coded stream.
         size = request.int_arg("size", 50000)
         plain = bytes((i * 7 + i // 251) % 256 for i in range(size))
-        coding = request.arg("coding", "gzip")
-        if coding == "deflate":
-            compressor = zlib.compressobj(6, zlib.DEFLATED, -15 if request.int_arg("raw", 0) else 15)
-            coded = compressor.compress(plain) + compressor.flush()
-        else:
-            members = max(1, request.int_arg("members", 1))
-            step = -(-size // members)
-            coded = b"".join(gzip.compress(plain[i:i + step], mtime=0) for i in range(0, size, step))
+        # CODING may stack several, applied in the order listed ("deflate,gzip" is gzip over deflate).
+        codings = [c.strip() for c in request.arg("coding", "gzip").split(",")]
+        coding = ", ".join(codings)
+        coded = plain
+        for one in codings:
+            if one == "identity":
+                continue
+            if one == "deflate":
+                compressor = zlib.compressobj(6, zlib.DEFLATED, -15 if request.int_arg("raw", 0) else 15)
+                coded = compressor.compress(coded) + compressor.flush()
+            else:
+                members = max(1, request.int_arg("members", 1))
+                step = max(1, -(-len(coded) // members))
+                coded = b"".join(gzip.compress(coded[i:i + step], mtime=0) for i in range(0, len(coded), step))
         coded = coded[:len(coded) * request.int_arg("keep", 100) // 100] + b"\x00" * request.int_arg("garbage", 0)
         headers = [("Content-Type", "application/octet-stream"), ("Content-Encoding", coding),
                    ("X-Plain-SHA256", hashlib.sha256(plain).hexdigest())]

@@ -113,7 +113,8 @@ struct HARRedactor {
 
     /// A URL as a cassette stores it; the marker is percent-encoded (`%3Credacted%3E`), so the URL still parses.
     func url(_ url: String) -> String {
-        scrub(sensitive.redacting(url: url)).replacingOccurrences(of: SensitiveData.marker, with: SensitiveData.markerInURL)
+        scrub(sensitive.redacting(url: url))
+            .replacingOccurrences(of: SensitiveData.marker, with: SensitiveData.markerInURL)
     }
 
     /// The marker as a URL carries it.

@@ -207,7 +207,9 @@ extension StubServer {
             var userInfo: [String: Any] = [NSLocalizedDescriptionKey: report]
             // The failing URL is printed with the error (URLError's description, a test's failure): redacted, as the
             // report is. The journal keeps the request as it was.
-            if let url = exchange.request.url { userInfo[NSURLErrorFailingURLErrorKey] = SensitiveData.current.redacting(url: url) }
+            if let url = exchange.request.url {
+                userInfo[NSURLErrorFailingURLErrorKey] = SensitiveData.current.redacting(url: url)
+            }
             output.fail(URLError(.resourceUnavailable, userInfo: userInfo))
             return
         }

@@ -35,6 +35,9 @@ struct ContentCodingTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String
         let query: Parameters
+        /// FoundationNetworking's libcurl (7.88) fails it: it tells raw deflate from zlib's wrapper only when the
+        /// first piece it gets holds both header bytes. Pinned, so that a FoundationNetworking that copes is noticed.
+        var failsOverFoundation = false
         var testDescription: String { name }
     }
 
@@ -45,9 +48,14 @@ struct ContentCodingTests {
             Case(name: "deflate (zlib)", query: ["coding": "deflate"]),
             Case(name: "raw deflate", query: ["coding": "deflate", "raw": 1]),
             Case(name: "gzip, chunked", query: ["coding": "gzip", "chunked": 1]),
-            Case(name: "raw deflate, its first byte alone", query: ["coding": "deflate", "raw": 1, "first": 1]),
+            Case(
+                name: "raw deflate, its first byte alone", query: ["coding": "deflate", "raw": 1, "first": 1],
+                failsOverFoundation: true),
             Case(name: "deflate (zlib), its first byte alone", query: ["coding": "deflate", "first": 1]),
             Case(name: "gzip, its first byte alone", query: ["coding": "gzip", "first": 1]),
+            Case(name: "gzip over gzip", query: ["coding": "gzip,gzip"]),
+            Case(name: "gzip over deflate", query: ["coding": "deflate,gzip"]),
+            Case(name: "identity, then gzip", query: ["coding": "identity,gzip"]),
         ])
     func decodes(_ coding: Case) async throws {
         var query = coding.query
@@ -55,6 +63,10 @@ struct ContentCodingTests {
         query["size"] = 300_000
         let probe = FaultServer.probe()
         query["probe"] = .string(probe)
+        guard TestTransports.isCurl || !coding.failsOverFoundation else {
+            await #expect(throws: NALError.self) { _ = try await client.request(Self.coded(query)) }
+            return
+        }
         let response = try await client.request(Self.coded(query))
         #expect(response.data == Self.plain(300_000))
         if TestTransports.isCurl {

@@ -3,13 +3,11 @@
     import Foundation
     import NALSupport
 
-    /// Decodes a response's content coding (`gzip`, `deflate`) as its bytes arrive, on zlib, and knows whether the
-    /// coded stream ended: libcurl 7.88 inflates without noticing a stream cut short when the framing is consistent,
-    /// and stops at the first member of a gzip file made of several. Event-loop thread only.
+    /// Decodes one content coding (`gzip`, `deflate`) as its bytes arrive, on zlib, and knows whether the coded
+    /// stream ended: libcurl 7.88 inflates without noticing a stream cut short when the framing is consistent, and
+    /// stops at the first member of a gzip file made of several. One stage of `ContentDecoding`. Event-loop thread
+    /// only.
     final class ContentDecoder {
-        /// The codings NAL decodes, offered in `Accept-Encoding`.
-        static let offered = "gzip, deflate"
-
         private let decoder: UnsafeMutableRawPointer
         private let coding: String
         /// The largest piece handed on at once.
@@ -24,14 +22,11 @@
         /// Whether zlib holds decoded bytes back because the last piece filled the output: they come first next time.
         private(set) var hasPendingOutput = false
 
-        /// A decoder for `contentEncoding`, or `nil` when the body is not coded, or coded in a way NAL passes on as
-        /// it came (a coding it did not offer, or several stacked).
+        /// A decoder for one coding NAL offers (`gzip`, `x-gzip`, `deflate`), or `nil` for any other.
         /// - Throws: when zlib cannot be loaded.
-        static func make(contentEncoding: String?) throws(NALError) -> ContentDecoder? {
-            guard let value = contentEncoding?.trimmingCharacters(in: .whitespaces).lowercased(), !value.isEmpty
-            else { return nil }
+        static func make(coding: String) throws(NALError) -> ContentDecoder? {
             let gzip: Int32
-            switch value {
+            switch coding {
             case "gzip", "x-gzip": gzip = 1
             case "deflate": gzip = 0
             default: return nil
@@ -41,9 +36,9 @@
                 throw .transport(
                     URLError(
                         .cannotDecodeContentData,
-                        userInfo: [NSLocalizedDescriptionKey: "the \(value) body cannot be decoded: \(reason)"]))
+                        userInfo: [NSLocalizedDescriptionKey: "the \(coding) body cannot be decoded: \(reason)"]))
             }
-            return ContentDecoder(decoder, coding: value)
+            return ContentDecoder(decoder, coding: coding)
         }
 
         private init(_ decoder: UnsafeMutableRawPointer, coding: String) {

@@ -108,7 +108,7 @@
             }
             let codings = head.fields.filter { HTTPToken.equalsIgnoringASCIICase($0.name, "Content-Encoding") }
             do throws(NALError) {
-                decoder = try ContentDecoder.make(
+                decoder = try ContentDecoding.make(
                     contentEncoding: codings.isEmpty ? nil : codings.map(\.value).joined(separator: ", "))
             } catch {
                 stoppedBecause = error

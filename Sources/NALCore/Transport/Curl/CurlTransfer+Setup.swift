@@ -32,7 +32,7 @@
             try set(.httpVersion, nal_curl_supports_http2() != 0 ? CurlValue.http2OverTLS : CurlValue.http11)
             // NAL decodes what it offers itself (`ContentDecoder`), so that a coding cut short is an error; libcurl
             // passes the coded bytes on. The limit counts decoded bytes.
-            try set(.acceptEncoding, ContentDecoder.offered)
+            try set(.acceptEncoding, ContentDecoding.offered)
             try set(.httpContentDecoding, 0)
             try check(nal_curl_easy_setopt_data_callback(handle, CurlOption.writeFunction.rawValue, curlReceiveBody))
             try check(nal_curl_easy_setopt_pointer(handle, CurlOption.writeData.rawValue, context))

@@ -44,7 +44,7 @@
         /// The progress reporter has been told how much to expect.
         var announcedBody = false
         /// Decodes the body's content coding, when it has one NAL offered; set when the final head is complete.
-        var decoder: ContentDecoder?
+        var decoder: ContentDecoding?
         /// How many bytes of the chunk libcurl last handed over were decoded before the stream paused: libcurl hands
         /// the whole chunk over again when the transfer resumes.
         var decodedOfPausedChunk = 0
