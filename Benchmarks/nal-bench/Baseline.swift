@@ -95,11 +95,12 @@ struct Baseline: Codable, Equatable {
         guard kind != .missing else {
             throw FileError(description: "no baseline at \(path); save one with --save-baseline \(name)")
         }
-        // A FIFO would block the read and a device never end it: named, not read.
-        if let problem = kind.problem { throw FileError(description: "the baseline \(path) \(problem)") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = access(path, R_OK) == 0 ? "" : ": permission denied"
-            throw FileError(description: "the baseline \(path) cannot be read\(reason)")
+        // A FIFO would block the read, a device never end it, and a huge file fill memory: each is named, not read.
+        let data: Data
+        do throws(BoundedFile.Failure) {
+            data = try BoundedFile.contents(ofPath: path, atMost: largestFile)
+        } catch {
+            throw FileError(description: "the baseline \(path) \(error.problem)")
         }
         let baseline: Baseline
         do {
@@ -147,6 +148,11 @@ struct Baseline: Codable, Equatable {
     /// The widest spread (p75 - p25) a baseline may have, in medians. The comparison trusts a baseline's spread
     /// only as far as the run's own goes, so this only refuses what no run produces.
     static let largestSpread = 1000.0
+    /// The most bytes a baseline file may hold: a real one of every scenario is a few KiB.
+    static let largestFile = 16 << 20
+    /// The shortest median a baseline may state, in nanoseconds: no operation takes less than a cycle, and a tinier
+    /// (or subnormal) median makes every ratio against it infinite.
+    static let shortestMedian = 0.01
 
     /// What makes an edited or damaged baseline unusable: a number no run can produce would hide a change (a median
     /// of 0 makes every time "unchanged").
@@ -156,8 +162,8 @@ struct Baseline: Codable, Equatable {
                 return "a scenario name holds control characters"
             }
             let times = [entry.median, entry.p25, entry.p75, entry.p90]
-            guard times.allSatisfy({ $0.isFinite && $0 >= 0 }), entry.median > 0 else {
-                return "\(name): its times must be finite and its median above 0"
+            guard times.allSatisfy({ $0.isFinite && $0 >= 0 }), entry.median >= Self.shortestMedian else {
+                return "\(name): its times must be finite and its median at least \(Self.shortestMedian) ns"
             }
             // The quartiles a run gives are in order, and its middle half of rounds does not spread over a thousand
             // times its median (a debug run on a loaded machine went past ten): a spread that wide is an edit.

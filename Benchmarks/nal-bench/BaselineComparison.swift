@@ -148,8 +148,15 @@ struct BaselineComparison {
     private static func time(_ name: String, _ entry: Baseline.Entry, _ head: Measurement, tolerance: Double) -> Row {
         let difference = head.p50 - entry.median
         let relative = entry.median > 0 ? difference / entry.median : 0
-        // The file's spread counts only as far as this run's own shows: a file can say anything.
-        let noise = min(entry.spread, head.spread) + head.spread
+        // Noise is the two halves of the runs' middle spreads that face each other: a change is a verdict once the
+        // quartile ranges part. The file's half counts only as far as this run's same half shows (a file can say
+        // anything), and a run whose spread is wider than its median still parts from a baseline far below it.
+        let headBelow = max(0, head.p50 - head.p25)
+        let headAbove = max(0, head.p75 - head.p50)
+        let noise =
+            difference > 0
+            ? headBelow + min(max(0, entry.p75 - entry.median), headAbove)
+            : headAbove + min(max(0, entry.median - entry.p25), headBelow)
         let verdict: Verdict
         if entry.rounds < minimumRounds || head.rounds < minimumRounds {
             verdict = .tooFewRounds

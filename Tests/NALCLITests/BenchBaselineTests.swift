@@ -316,6 +316,14 @@ struct BenchBaselineTests {
             #expect(special.standardError.contains("the baseline \(path) \(kind)"), "\(special.standardError)")
             #expect(!special.standardError.contains("no baseline at"))
         }
+        // A file past the 16 MiB a baseline may hold (sparse: it takes no disk) is refused before it is read.
+        let huge = folder.appendingPathComponent("huge.json").path
+        #expect(FileManager.default.createFile(atPath: huge, contents: nil) && truncate(huge, 17 << 20) == 0)
+        let tooLarge = try await bench(["--compare", huge])
+        #expect(tooLarge.status == 2)
+        #expect(
+            tooLarge.standardError.contains("the baseline \(huge) holds 17825792 bytes or more, past the 16 MiB"),
+            "\(tooLarge.standardError)")
 
         let metric = try await bench(["--compare", "x", "--metric", "speed"])
         #expect(metric.status == 2)
@@ -362,10 +370,17 @@ struct BenchBaselineTests {
         #expect(throughLink.status == 2)
         #expect(throughLink.standardError.contains("exists and is not a regular file"))
 
-        // A median of 0 would make every time "unchanged": the file is refused, not trusted.
-        try editBaseline(path) { $0["log.disabled"]?["median"] = 0.0 }
-        let zero = try await bench(["--filter", "^log\\.disabled$", "--compare", path])
-        #expect(zero.status == 2)
-        #expect(zero.standardError.contains("is not a usable baseline"))
+        // A median of 0 would make every time "unchanged", and a subnormal one every ratio infinite: the file is
+        // refused, not trusted.
+        for median in [0.0, Double.leastNonzeroMagnitude, 0.001] {
+            try editBaseline(path) { scenarios in
+                scenarios["log.disabled"]?["median"] = median
+                scenarios["log.disabled"]?["p25"] = median
+            }
+            let refused = try await bench(["--filter", "^log\\.disabled$", "--compare", path])
+            #expect(refused.status == 2, "median \(median)")
+            #expect(refused.standardError.contains("is not a usable baseline"), "median \(median)")
+            #expect(refused.standardError.contains("median at least 0.01 ns"), "median \(median)")
+        }
     }
 }

@@ -160,6 +160,15 @@ struct CLISafetyTests {
                 #expect(!output.lowercased().contains("permission"), "\(arguments): \(output)")
             }
         }
+        // A file past the 256 MiB a fixture may hold (sparse: it takes no disk) is refused before it is read.
+        let huge = directory.appendingPathComponent("huge.har").path
+        #expect(FileManager.default.createFile(atPath: huge, contents: nil) && truncate(huge, 257 << 20) == 0)
+        for arguments in [["stubs", "lint", huge], ["stubs", "import-har", huge, out]] {
+            let result = try await CLIProcessTests.run(executable: "nal-cli", arguments)
+            #expect(result.status != 0, "\(arguments): \(result.standardError)")
+            let output = result.standardOutput + result.standardError
+            #expect(output.contains("\(huge): holds 269484032 bytes or more, past the 256 MiB"), "\(output)")
+        }
     }
 
     @Test("import-har refuses a HAR whose method would forge .tail lines; skipped failed entries are listed")

@@ -302,7 +302,8 @@ struct StubServerTests {
         start = clock.now
         #expect(try await client.request(TestEndpoint(baseURL: base, path: "throttled")).data.count == 100_000)
         let throttled = clock.now - start
-        #expect(throttled >= .milliseconds(450) && throttled < Timing.bound(.milliseconds(500)), "took \(throttled)")
+        // At least what the bandwidth allows; the upper bound only catches a throttle gone wrong by far.
+        #expect(throttled >= .milliseconds(450) && throttled < Timing.bound(.seconds(5)), "took \(throttled)")
         for (path, code) in [("cut", URLError.Code.networkConnectionLost), ("down", .cannotFindHost)] {
             do {
                 _ = try await client.request(TestEndpoint(baseURL: base, path: path))

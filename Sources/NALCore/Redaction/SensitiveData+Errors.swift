@@ -1,7 +1,7 @@
 package import Foundation
 
 #if canImport(FoundationNetworking)
-    package import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension SensitiveData {

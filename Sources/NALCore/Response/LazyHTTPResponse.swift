@@ -54,12 +54,13 @@ package final class LazyHTTPResponse: Sendable {
         guard let head else { return statusOnly }
         var fields = head.joinedFields
         // Foundation reads a file name out of Content-Disposition as it makes the object, in time that grows with the
-        // square of the value (a 200 KB value took 1.1 s): what it gets is cut to a length no file name needs.
+        // square of the value (a 200 KB value took 1.1 s): it gets the disposition and the file name NAL reads out
+        // of the value instead. `headers` and `value(forField:)` keep the whole value.
         for (name, value) in fields
         where value.utf8.count > Self.longestDisposition
             && HTTPToken.equalsIgnoringASCIICase(name, "Content-Disposition")
         {
-            fields[name] = String(decoding: value.utf8.prefix(Self.longestDisposition), as: UTF8.self)
+            fields[name] = Self.shortened(disposition: value)
         }
         let made =
             HTTPURLResponse(url: head.url, statusCode: head.statusCode, httpVersion: head.version, headerFields: fields)
@@ -67,9 +68,23 @@ package final class LazyHTTPResponse: Sendable {
         return built.storeIfNil(made)
     }
 
-    /// The most bytes of a `Content-Disposition` value given to Foundation: 4 KiB, ten times the longest file name a
-    /// file system takes, percent-encoded.
+    /// The most bytes of a `Content-Disposition` value given to Foundation as it came: 4 KiB, ten times the longest
+    /// file name a file system takes, percent-encoded.
     package static let longestDisposition = 4 << 10
+
+    /// A short `Content-Disposition` that says what a longer `value` says to Foundation: its disposition type and
+    /// the file name NAL reads out of it (`attachment; filename="a.txt"`, the form corelibs Foundation reads), the
+    /// type alone without one.
+    package static func shortened(disposition value: String) -> String {
+        let type = value.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
+        var short = type.utf8.count <= 256 ? type : "attachment"
+        if let name = ContentDisposition.fileName(value), name.utf8.count <= longestDisposition - 300,
+            !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        {
+            short += "; filename=\"" + name.replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
+        return short
+    }
 
     /// Whether `response` has been made: for tests.
     package var isMade: Bool { built.load() != nil }
@@ -77,7 +92,20 @@ package final class LazyHTTPResponse: Sendable {
     /// The header fields in name order, as `Response.headers` gives them.
     package var headers: HTTPHeaders {
         if let existing = builtHeaders.load() { return existing.headers }
-        return builtHeaders.storeIfNil(BuiltHeaders(HTTPHeaders(response))).headers
+        var headers = HTTPHeaders(response)
+        // Foundation was given a long Content-Disposition cut short (see `response`): the headers keep all of it.
+        if let head,
+            let whole = head.joinedFields.first(where: {
+                HTTPToken.equalsIgnoringASCIICase($0.key, "Content-Disposition")
+            })?.value, whole.utf8.count > Self.longestDisposition
+        {
+            headers = HTTPHeaders(
+                headers.fields.map { field in
+                    HTTPToken.equalsIgnoringASCIICase(field.name, "Content-Disposition")
+                        ? (name: field.name, value: whole) : field
+                })
+        }
+        return builtHeaders.storeIfNil(BuiltHeaders(headers)).headers
     }
 
     /// Whether the head has fields named `name` with different values (two `Location`s naming different URLs);

@@ -47,11 +47,10 @@ public struct ReconnectionPolicy: Sendable, Equatable {
         let maximum = min(max(Self.reconnectionFloor, maximumDelay), Self.longestDelay)
         let base = min(max(serverRetry ?? initialDelay, minimumDelay, Self.reconnectionFloor), maximum)
         guard failures > 1 else { return base }
-        // Backoff grows from at least `backoffFloor`, so that a server's `retry: 0` cannot make failing attempts a
-        // tight loop; computed in closed form, so that a long outage costs nothing to count.
-        let start = max(base, min(Self.backoffFloor, maximum))
+        // Backoff grows from `base`, which is never under `reconnectionFloor`, so that a server's `retry: 0` cannot
+        // make failing attempts a tight loop; computed in closed form, so that a long outage costs nothing to count.
         let growth = multiplier.isFinite ? min(1000, max(1, multiplier)) : 1
-        let seconds = start.seconds * pow(growth, Double(min(failures - 1, 1024)))
+        let seconds = base.seconds * pow(growth, Double(min(failures - 1, 1024)))
         guard seconds.isFinite, seconds < maximum.seconds else { return maximum }
         return .seconds(seconds)
     }
@@ -60,8 +59,6 @@ public struct ReconnectionPolicy: Sendable, Equatable {
     /// reconnection storms (a server answering `retry: 0` and closing made a client without it open 14,000
     /// connections in 8 s).
     public static let reconnectionFloor: Duration = .milliseconds(100)
-    /// The shortest wait once attempts in a row have failed, whatever the server's `retry:` says.
-    static let backoffFloor: Duration = .milliseconds(100)
     /// The longest wait, whatever the policy says: a year, well within what `Task.sleep` can take.
     static let longestDelay: Duration = .seconds(365 * 24 * 3600)
 }

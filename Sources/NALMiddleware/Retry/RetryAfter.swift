@@ -2,7 +2,7 @@ package import NALCore
 
 #if canImport(FoundationNetworking)
     package import Foundation
-    package import FoundationNetworking
+    import FoundationNetworking
 #else
     package import Foundation
 #endif

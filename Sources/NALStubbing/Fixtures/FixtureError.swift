@@ -23,14 +23,17 @@ public struct FixtureError: Error, Sendable, Equatable, CustomStringConvertible 
         self.message = message
     }
 
+    /// The most bytes a fixture file (a `.tail` file, a HAR file, a cassette) may hold: 256 MiB. Its parse holds
+    /// several times as much; a recording meant to be larger belongs in several files, or in a file-backed body.
+    public static let largestFile = 256 << 20
+
     /// The bytes of the fixture file `file`, or an error that names it.
     static func contents(of file: URL) throws(FixtureError) -> Data {
-        // Checked first: a FIFO would block the read, a device never end it, and Foundation blames permissions.
-        if let problem = FileKind(path: file.path).problem { throw FixtureError(file: file, message: problem) }
-        do {
-            return try Data(contentsOf: file)
+        // A FIFO would block the read, a device never end it, and Foundation blames permissions: each is named.
+        do throws(BoundedFile.Failure) {
+            return try BoundedFile.contents(ofPath: file.path, atMost: largestFile)
         } catch {
-            throw FixtureError(file: file, message: "cannot be read: \(error.localizedDescription)")
+            throw FixtureError(file: file, message: error.problem)
         }
     }
 

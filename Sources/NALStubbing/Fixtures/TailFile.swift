@@ -1,5 +1,5 @@
 package import Foundation
-package import NALCore
+import NALCore
 import NALSupport
 
 /// One Mocktail `.tail` file, parsed and checked once at load:

@@ -22,7 +22,7 @@ struct StubExchange: Sendable {
     }
 
     /// Redirects a plain URLSession client may be led through before the request fails, as URLSession's limit.
-    static let maximumRedirects = 20
+    static let maximumRedirects = RedirectPolicy.mostFollowed
 
     /// The request to answer now: the original, or the last redirect's.
     var request: URLRequest

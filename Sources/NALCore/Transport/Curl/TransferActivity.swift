@@ -33,10 +33,5 @@
             isPaused = false
             last = .now
         }
-
-        /// Whether the transfer has moved nothing for `timeout` by `now`; a paused one never is.
-        func isIdle(at now: ContinuousClock.Instant, timeout: Duration) -> Bool {
-            !isPaused && now - last >= timeout
-        }
     }
 #endif

@@ -42,8 +42,10 @@ struct UnaskedCodingRefusal: BodyRouting {
     let job: DownloadJob
 
     func route(for response: HTTPURLResponse) throws(NALError) -> BodyRoute {
-        // A response that is not the file (a 404, a redirect) keeps its body in memory, coded or not.
-        guard (200..<300).contains(response.statusCode),
+        // A response that is not the file (a 404, a redirect) keeps its body in memory, coded or not; one with no
+        // body (204, 205, `Content-Length: 0`) has nothing to cut short.
+        guard (200..<300).contains(response.statusCode), response.statusCode != 204, response.statusCode != 205,
+            response.value(forHTTPHeaderField: "Content-Length")?.trimmingCharacters(in: .whitespaces) != "0",
             let coding = response.value(forHTTPHeaderField: "Content-Encoding"), coding.lowercased() != "identity"
         else { return try job.route(for: response) }
         throw .transport(

@@ -1,9 +1,9 @@
 package import Foundation
-package import NALCore
+import NALCore
 import NALSupport
 
 #if canImport(FoundationNetworking)
-    package import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Reads HAR files as real exports write them: a UTF-8 byte-order mark, optional fields left out, `-1` sizes,
