@@ -39,6 +39,9 @@ extension SensitiveData {
                 redacted[key] = redacting(message: text)
             case (NSUnderlyingErrorKey, let underlying as URLError) where depth < 4:
                 redacted[key] = redacting(error: underlying, depth: depth + 1)
+            case (NSUnderlyingErrorKey, let underlying as any Error) where !(type(of: underlying) is NSError.Type):
+                // A Swift error of the caller's own (a stub's), kept as its type: it carries no URL of a request.
+                redacted[key] = underlying
             case (NSUnderlyingErrorKey, let underlying as NSError) where depth < 4:
                 redacted[key] = NSError(
                     domain: underlying.domain, code: underlying.code,

@@ -41,9 +41,10 @@ struct ContentCodingTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String
         let query: Parameters
-        /// FoundationNetworking's libcurl (7.88) fails it: it tells raw deflate from zlib's wrapper only when the
-        /// first piece it gets holds both header bytes. Pinned, so that a FoundationNetworking that copes is noticed.
-        var failsOverFoundation = false
+        /// FoundationNetworking's libcurl (7.88) may fail it: it tells raw deflate from zlib's wrapper only when the
+        /// first piece it gets holds both header bytes, which depends on how the bytes arrive. It then fails; it
+        /// never hands over wrong bytes.
+        var mayFailOverFoundation = false
         var testDescription: String { name }
     }
 
@@ -56,7 +57,7 @@ struct ContentCodingTests {
             Case(name: "gzip, chunked", query: ["coding": "gzip", "chunked": 1]),
             Case(
                 name: "raw deflate, its first byte alone", query: ["coding": "deflate", "raw": 1, "first": 1],
-                failsOverFoundation: true),
+                mayFailOverFoundation: true),
             Case(name: "deflate (zlib), its first byte alone", query: ["coding": "deflate", "first": 1]),
             Case(name: "gzip, its first byte alone", query: ["coding": "gzip", "first": 1]),
             Case(name: "gzip over gzip", query: ["coding": "gzip,gzip"]),
@@ -69,9 +70,13 @@ struct ContentCodingTests {
         query["size"] = 300_000
         let probe = FaultServer.probe()
         query["probe"] = .string(probe)
-        guard TestTransports.isCurl || !coding.failsOverFoundation else {
-            await #expect(throws: NALError.self) { _ = try await client.request(Self.coded(query)) }
-            return
+        if !TestTransports.isCurl, coding.mayFailOverFoundation {
+            var failure: NALError?
+            do { _ = try await client.request(Self.coded(query)) } catch { failure = error }
+            if let failure {
+                #expect(Self.isCutShort(failure) || "\(failure)".contains("incorrect header check"), "\(failure)")
+                return
+            }
         }
         let response = try await client.request(Self.coded(query))
         #expect(Self.isPlain(response.data, 300_000), "\(response.data.count) bytes, not the 300,000 sent")
