@@ -232,6 +232,33 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         return StubIndexKey(method: method, host: host, path: path)
     }
 
+    /// The origins (`https://api.example.com`) this matcher's URL and host conditions name: a listener without an
+    /// origin of its own tries them in turn, so that stubs written for another origin answer on its socket.
+    var namedOrigins: [String] {
+        var found: [String] = []
+        func walk(_ node: Node) {
+            switch node {
+            case .condition(.url(let url)):
+                if let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() {
+                    found.append(Self.origin(scheme: scheme, host: host, port: url.port))
+                }
+            case .condition(.urlIgnoringQueryOrder(let url)):
+                found.append(Self.origin(scheme: url.scheme, host: url.host, port: url.port))
+            case .condition(.host(let host)): found.append(Self.origin(scheme: "http", host: host, port: nil))
+            case .condition, .not: break
+            case .all(let nodes), .any(let nodes): nodes.forEach(walk)
+            }
+        }
+        walk(node)
+        return found
+    }
+
+    /// `scheme://host[:port]`, an IPv6 address in brackets.
+    static func origin(scheme: String, host: String, port: Int?) -> String {
+        let shownHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "\(scheme)://\(shownHost)" + (port.map { ":\($0)" } ?? "")
+    }
+
     /// `method GET && host api.example.com && path /users/{id}`.
     public var description: String { Self.describe(node) }
 

@@ -95,9 +95,15 @@ struct StubRegistry: Sendable {
     private var byURLPiece: [String: [StubEntry]] = [:]
     private var patterns: [StubEntry] = []
     private(set) var all: [UInt64: StubEntry] = [:]
+    /// The origins the stubs' matchers name, with how many name each.
+    private var origins: [String: Int] = [:]
+
+    /// The origins the stubs' matchers name (`https://api.example.com`), in order.
+    var knownOrigins: [String] { origins.keys.sorted() }
 
     mutating func add(_ entry: StubEntry) {
         all[entry.id] = entry
+        for origin in Set(entry.matcher.namedOrigins) { origins[origin, default: 0] += 1 }
         if let key = entry.matcher.indexKey {
             indexed[key, default: []].append(entry)
         } else if let piece = entry.matcher.requiredURLPiece {
@@ -109,6 +115,10 @@ struct StubRegistry: Sendable {
 
     mutating func remove(_ id: UInt64) {
         guard let entry = all.removeValue(forKey: id) else { return }
+        for origin in Set(entry.matcher.namedOrigins) {
+            origins[origin, default: 1] -= 1
+            if origins[origin] == 0 { origins[origin] = nil }
+        }
         if let key = entry.matcher.indexKey {
             indexed[key]?.removeAll { $0.id == id }
             if indexed[key]?.isEmpty == true { indexed[key] = nil }

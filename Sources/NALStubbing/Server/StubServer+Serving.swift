@@ -78,8 +78,12 @@ extension StubServer {
     /// Journals a request and finds its stub, unless an ignore rule sends it to the network; claims a sequence's
     /// next response.
     private func lookUp(_ request: URLRequest) -> Lookup {
-        let recorded = RecordedRequest(request)
-        return state.withLock { state in
+        lookUp(RecordedRequest(request))
+    }
+
+    /// Journals a recorded request and finds its stub, as `lookUp(_:)` does.
+    func lookUp(_ recorded: RecordedRequest) -> Lookup {
+        state.withLock { state in
             let number = state.journal.append(recorded)
             if state.ignored.contains(where: { $0.matcher.matches(recorded) }) {
                 return Lookup(number: number, recorded: recorded, answer: nil, ignored: true)
@@ -229,7 +233,7 @@ extension StubServer {
     }
 
     /// Notes a request that went to the network, and its answer, in the journal and the cassette.
-    private func record(
+    func record(
         _ request: URLRequest, _ found: Lookup, _ http: HTTPURLResponse, _ data: Data, started: Date,
         duration: Duration
     ) async {

@@ -1,0 +1,134 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The accepting side of a stub listener: takes connections off the listening socket on a Dispatch source, starts a
+/// `StubConnection` for each, and closes them all when stopped.
+final class ListenerCore: @unchecked Sendable {
+    // @unchecked: the accept source is a Dispatch object, safe to call from any thread; the rest is immutable or
+    // in `state`.
+    private struct State: Sendable {
+        var connections: [UInt64: StubConnection] = [:]
+        var nextID: UInt64 = 0
+        var stopped = false
+        /// `stop()` callers waiting for the last connection to close.
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    let socket: ListeningSocket
+    private let queue = DispatchQueue(label: "dev.nal.stub-listener.accept")
+    private let acceptSource: any DispatchSourceRead
+    private let state = Mutex(State())
+    private let limits: HTTPRequestParser.Limits
+    private let timeouts: ListenerTimeouts
+    private let serve: @Sendable (ParsedRequest, StubConnection) async -> Void
+
+    /// The most connections open at once; more are closed as they come, and the listener goes on serving the
+    /// others (a connection flood costs each extra client a closed connection, not the server its descriptors).
+    static let mostConnections = 4096
+
+    init(
+        socket: ListeningSocket, limits: HTTPRequestParser.Limits, timeouts: ListenerTimeouts,
+        serve: @escaping @Sendable (ParsedRequest, StubConnection) async -> Void
+    ) {
+        self.socket = socket
+        self.limits = limits
+        self.timeouts = timeouts
+        self.serve = serve
+        acceptSource = DispatchSource.makeReadSource(fileDescriptor: socket.descriptor, queue: queue)
+    }
+
+    /// Starts accepting.
+    func start() {
+        acceptSource.setEventHandler { [self] in acceptPending() }
+        let descriptor = socket.descriptor
+        acceptSource.setCancelHandler { _ = close(descriptor) }
+        acceptSource.resume()
+    }
+
+    /// How many connections are open.
+    var connectionCount: Int { state.withLock { $0.connections.count } }
+
+    /// Stops accepting, closes every connection, and returns once all are closed.
+    func stop() async {
+        // Cancelling again is harmless; the cancel handler closes the listening socket.
+        acceptSource.cancel()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let open = state.withLock { state -> [StubConnection]? in
+                state.stopped = true
+                guard !state.connections.isEmpty else { return nil }
+                state.waiting.append(continuation)
+                return Array(state.connections.values)
+            }
+            guard let open else {
+                continuation.resume()
+                return
+            }
+            for connection in open { connection.closeNow() }
+        }
+    }
+
+    /// Stops without waiting: what a listener nobody stopped does as it goes.
+    func stopSoon() {
+        acceptSource.cancel()
+        let open = state.withLock { state -> [StubConnection] in
+            state.stopped = true
+            return Array(state.connections.values)
+        }
+        for connection in open { connection.closeNow() }
+    }
+
+    private func acceptPending() {
+        while true {
+            let descriptor = accept(socket.descriptor, nil, nil)
+            guard descriptor >= 0 else {
+                let code = errno
+                if code == EINTR || code == ECONNABORTED { continue }
+                if code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM {
+                    // Out of descriptors: pause accepting for a moment instead of spinning on the ready socket.
+                    acceptSource.suspend()
+                    queue.asyncAfter(deadline: .now() + .milliseconds(100)) { [self] in acceptSource.resume() }
+                }
+                return
+            }
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+            var yes: Int32 = 1
+            _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+            #if canImport(Darwin)
+                _ = setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+            #endif
+            let id = state.withLock { state -> UInt64? in
+                guard !state.stopped, state.connections.count < Self.mostConnections else { return nil }
+                state.nextID += 1
+                return state.nextID
+            }
+            guard let id else {
+                _ = close(descriptor)
+                continue
+            }
+            let connection = StubConnection(
+                id: id, descriptor: descriptor, limits: limits, timeouts: timeouts, serve: serve,
+                onClose: { [weak self] id in self?.closed(id) })
+            state.withLock { $0.connections[id] = connection }
+            connection.start()
+        }
+    }
+
+    private func closed(_ id: UInt64) {
+        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.connections[id] = nil
+            guard state.connections.isEmpty else { return [] }
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+}

@@ -1,0 +1,100 @@
+import NALCore
+import NALLogging
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+#else
+    import Foundation
+#endif
+
+/// Plays a stub's answer onto a listener's connection: the delay, then the head with the listener's framing, then
+/// the body at the stub's pace, held back while the client reads slowly. A network error closes the connection
+/// before any answer; a truncated stub closes it part way through the body it announced.
+struct ListenerPlayback {
+    let response: StubResponse
+    /// The request answered: its method and version decide the framing, and whether the connection stays open.
+    let request: ParsedRequest
+
+    private static var log: Logger { Logger(nal: .stubbing) }
+
+    func play(on connection: StubConnection) async {
+        let playback = StubPlayback(response: response)
+        do {
+            try await playback.waitForStart()
+        } catch {
+            connection.drop()
+            return
+        }
+        if let problem = response.statusProblem {
+            Self.log.error("a stub \(problem, privacy: .public): the listener answers 500")
+            Self.send(
+                status: 500, headers: [("Content-Type", "text/plain; charset=utf-8")],
+                body: Data("NAL stub listener: the stub \(problem)\n".utf8), to: request, connection)
+            return
+        }
+        let noBody = ListenerResponseHead.hasNoBody(status: response.status, method: request.method)
+        let length = playback.bodyLength
+        let framing: ListenerResponseHead.Framing =
+            noBody
+            ? .none(length: request.isHead ? length : nil)
+            : length.map { .length($0) } ?? (request.isHTTP10 ? .untilClose : .chunked)
+        let keepAlive = request.keepsAlive && framing != .untilClose
+        let headers = response.headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+        let (head, leftOut) = ListenerResponseHead.head(
+            status: response.status, headers: headers, framing: framing, keepAlive: keepAlive)
+        if !leftOut.isEmpty {
+            Self.log.error(
+                "the listener left out headers whose values cannot be sent: \(leftOut.joined(separator: ", "), privacy: .public)"
+            )
+        }
+        connection.send(head)
+        guard !noBody else {
+            connection.finishResponse(keepAlive: keepAlive)
+            return
+        }
+        let chunked = framing == .chunked
+        do throws(StubPlayback.Failure) {
+            try await playback.playBody(pacing: { _ = await connection.waitForRoom() }) { chunk throws(NALError) in
+                guard !connection.isClosed else { throw .cancelled }
+                connection.send(chunked ? Self.chunk(chunk) : [UInt8](chunk))
+            }
+        } catch {
+            // Cut short on purpose, a file that cannot be read, or a client gone: the connection ends here, so
+            // that the client sees a body shorter than announced.
+            connection.drop()
+            return
+        }
+        if chunked { connection.send(Array("0\r\n\r\n".utf8)) }
+        connection.finishResponse(keepAlive: keepAlive)
+    }
+
+    /// One chunk of a chunked body.
+    private static func chunk(_ data: Data) -> [UInt8] {
+        var bytes = Array((String(data.count, radix: 16) + "\r\n").utf8)
+        bytes.reserveCapacity(bytes.count + data.count + 2)
+        bytes.append(contentsOf: data)
+        bytes.append(contentsOf: [0x0D, 0x0A])
+        return bytes
+    }
+
+    /// Sends a whole answer of the listener's own (a near-miss report, an admin endpoint's), framed by length.
+    static func send(
+        status: Int, headers: [(name: String, value: String)], body: Data, to request: ParsedRequest,
+        _ connection: StubConnection
+    ) {
+        let noBody = ListenerResponseHead.hasNoBody(status: status, method: request.method)
+        let (head, _) = ListenerResponseHead.head(
+            status: status, headers: headers, framing: noBody ? .none(length: nil) : .length(body.count),
+            keepAlive: request.keepsAlive)
+        connection.send(head)
+        if !noBody, !body.isEmpty { connection.send(body) }
+        connection.finishResponse(keepAlive: request.keepsAlive)
+    }
+
+    /// Refuses a request the listener read but cannot serve, and closes.
+    static func refuse(_ refusal: RequestRefusal, _ connection: StubConnection) {
+        connection.send(ListenerResponseHead.refusal(refusal))
+        connection.drop()
+    }
+}

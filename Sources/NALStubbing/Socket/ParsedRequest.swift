@@ -1,0 +1,46 @@
+package import Foundation
+import NALSupport
+
+/// One HTTP/1.1 request as the stub listener read it off a connection: the request line, the fields in the order
+/// they came, and the whole body, de-chunked.
+package struct ParsedRequest: Sendable, Equatable {
+    /// The method, as sent (a token).
+    package var method: String
+    /// The request target: an origin form (`/path?query`), an absolute form, or `*`.
+    package var target: String
+    /// Whether the request line said HTTP/1.0 (else HTTP/1.1).
+    package var isHTTP10: Bool
+    /// The header fields, names and values as sent (values trimmed of surrounding spaces).
+    package var fields: [HTTPField]
+    /// The body: a `Content-Length` body or a chunked one, de-chunked; empty without one.
+    package var body: Data
+
+    /// A header field.
+    package struct HTTPField: Sendable, Equatable {
+        package var name: String
+        package var value: String
+    }
+
+    /// The values of the fields named `name`, in any letter case, in order.
+    package func values(of name: String) -> [String] {
+        fields.filter { HTTPToken.equalsIgnoringASCIICase($0.name, name) }.map(\.value)
+    }
+
+    /// The fields named `name` joined with ", ", or `nil` without one.
+    package func value(of name: String) -> String? {
+        let all = values(of: name)
+        return all.isEmpty ? nil : all.joined(separator: ", ")
+    }
+
+    /// Whether the connection stays open after the answer: HTTP/1.1 unless `Connection: close`; HTTP/1.0 only with
+    /// `Connection: keep-alive`.
+    package var keepsAlive: Bool {
+        let options = Set(
+            values(of: "Connection").flatMap { $0.split(separator: ",") }
+                .map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        return isHTTP10 ? options.contains("keep-alive") && !options.contains("close") : !options.contains("close")
+    }
+
+    /// Whether the method's answer carries no body (`HEAD`).
+    package var isHead: Bool { method == "HEAD" }
+}

@@ -1,0 +1,360 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One client connection of a stub listener: reads requests off it with `HTTPRequestParser`, hands each whole
+/// request to `serve`, one at a time and in order (pipelined requests wait their turn), and writes what the serving
+/// task sends, holding the task back while the client reads slowly.
+///
+/// Event driven: Dispatch read and write sources on a serial queue of its own, never a thread of its own. A client
+/// that stalls holds only its own connection. Timeouts (`ListenerTimeouts`): a request must come whole within `head`
+/// of its first byte, an idle keep-alive connection is closed after `idle`, and one whose client does not read for
+/// `write` is dropped.
+final class StubConnection: @unchecked Sendable {
+    // @unchecked: every mutable field below is touched on `queue` only; `isClosed` is atomic.
+
+    let id: UInt64
+    let queue: DispatchQueue
+    private let descriptor: Int32
+    private let timeouts: ListenerTimeouts
+    private let serve: @Sendable (ParsedRequest, StubConnection) async -> Void
+    private let onClose: @Sendable (UInt64) -> Void
+    private var readSource: (any DispatchSourceRead)?
+    private var writeSource: (any DispatchSourceWrite)?
+    private let timer: any DispatchSourceTimer
+    private var readSuspended = false
+    private var writeSuspended = true
+    private var parser: HTTPRequestParser
+    private var outgoing: [UInt8] = []
+    private var sent = 0
+    private var serving: Task<Void, Never>?
+    private var closeWhenFlushed = false
+    private var peerFinished = false
+    private var closed = false
+    /// Whether a request has begun to arrive; its head's deadline runs from its first byte.
+    private var requestStarted = false
+    /// Serving tasks waiting for the outgoing bytes to drain.
+    private var waitingForRoom: [CheckedContinuation<Bool, Never>] = []
+    private let closedFlag = Atomic<Bool>(false)
+
+    /// Bytes queued for the client past which a serving task waits, and to which they must fall before it goes on.
+    static let highWater = 1 << 20
+    static let lowWater = 256 << 10
+    /// The most bytes read in one go before other connections get their turn.
+    private static let readSize = 64 << 10
+
+    init(
+        id: UInt64, descriptor: Int32, limits: HTTPRequestParser.Limits, timeouts: ListenerTimeouts,
+        serve: @escaping @Sendable (ParsedRequest, StubConnection) async -> Void,
+        onClose: @escaping @Sendable (UInt64) -> Void
+    ) {
+        self.id = id
+        self.descriptor = descriptor
+        self.timeouts = timeouts
+        self.serve = serve
+        self.onClose = onClose
+        parser = HTTPRequestParser(limits: limits)
+        queue = DispatchQueue(label: "dev.nal.stub-listener.connection")
+        timer = DispatchSource.makeTimerSource(queue: queue)
+    }
+
+    /// Whether the connection is closed: a serving task stops sending.
+    var isClosed: Bool { closedFlag.load(ordering: .acquiring) }
+
+    /// Starts reading. Call once.
+    func start() {
+        queue.async { [self] in
+            let read = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+            read.setEventHandler { [self] in readAvailable() }
+            readSource = read
+            let write = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: queue)
+            write.setEventHandler { [self] in flush() }
+            writeSource = write
+            timer.setEventHandler { [self] in timedOut() }
+            timer.resume()
+            setDeadline(timeouts.idle)
+            read.resume()
+        }
+    }
+
+    // MARK: What a serving task calls
+
+    /// Queues `bytes` for the client.
+    func send(_ bytes: [UInt8]) {
+        queue.async { [self] in
+            guard !closed else { return }
+            outgoing.append(contentsOf: bytes)
+            flush()
+        }
+    }
+
+    /// Queues `data` for the client.
+    func send(_ data: Data) {
+        send([UInt8](data))
+    }
+
+    /// Waits until the bytes queued for the client are few enough to queue more; `false` once the connection is
+    /// closed.
+    func waitForRoom() async -> Bool {
+        await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                if closed {
+                    continuation.resume(returning: false)
+                } else if outgoing.count - sent <= Self.highWater {
+                    continuation.resume(returning: true)
+                } else {
+                    waitingForRoom.append(continuation)
+                }
+            }
+        }
+    }
+
+    /// The answer to the current request is complete: reads the next one, or closes the connection once the answer
+    /// is sent when `keepAlive` is false.
+    func finishResponse(keepAlive: Bool) {
+        queue.async { [self] in
+            guard !closed else { return }
+            serving = nil
+            guard keepAlive, !peerFinished || parser.isMidRequest else {
+                closeWhenFlushed = true
+                flush()
+                return
+            }
+            setDeadline(timeouts.idle)
+            resumeReading()
+            processRequests()
+        }
+    }
+
+    /// Ends the connection after what was queued is sent, without finishing the answer (a stub cut short or a
+    /// network error): the client sees the connection end.
+    func drop() {
+        queue.async { [self] in
+            guard !closed else { return }
+            serving = nil
+            closeWhenFlushed = true
+            flush()
+        }
+    }
+
+    /// Closes at once, for the listener's stop: a serving task is cancelled.
+    func closeNow() {
+        queue.async { [self] in close() }
+    }
+
+    // MARK: Reading
+
+    private func readAvailable() {
+        guard !closed else { return }
+        var buffer = [UInt8](repeating: 0, count: Self.readSize)
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, Self.readSize) }
+        if count > 0 {
+            buffer.withUnsafeBytes { parser.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            processRequests()
+        } else if count == 0 {
+            // The client finished sending (it may still read): what it sent whole is answered, then the
+            // connection closes.
+            peerFinished = true
+            suspendReading()
+            processRequests()
+            if serving == nil, !closeWhenFlushed { close() }
+        } else if errno != EAGAIN, errno != EWOULDBLOCK, errno != EINTR {
+            close()
+        }
+    }
+
+    /// Serves the next whole request, unless one is being served.
+    private func processRequests() {
+        guard !closed, serving == nil, !closeWhenFlushed else { return }
+        do {
+            while let event = try parser.next() {
+                switch event {
+                case .continueExpected:
+                    outgoing.append(contentsOf: Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+                    flush()
+                case .request(let request):
+                    requestStarted = false
+                    // One request at a time: the next waits in the parser's buffer, and reading pauses so that a
+                    // client cannot pile requests up while a slow answer plays.
+                    suspendReading()
+                    timer.schedule(deadline: .distantFuture)
+                    let serve = self.serve
+                    serving = Task { await serve(request, self) }
+                    return
+                }
+            }
+        } catch {
+            refuse(error)
+            return
+        }
+        if parser.isMidRequest {
+            // A head's deadline runs from its first byte and is not moved by more bytes: a client sending a byte
+            // at a time cannot hold the connection (slowloris).
+            if !requestStarted {
+                requestStarted = true
+                setDeadline(timeouts.head)
+            }
+        } else {
+            requestStarted = false
+            if peerFinished {
+                closeWhenFlushed = true
+                flush()
+            } else {
+                setDeadline(timeouts.idle)
+            }
+        }
+    }
+
+    /// Answers a request the parser refused with its status, and closes.
+    private func refuse(_ refusal: RequestRefusal) {
+        suspendReading()
+        outgoing.append(contentsOf: ListenerResponseHead.refusal(refusal))
+        closeWhenFlushed = true
+        flush()
+    }
+
+    private func suspendReading() {
+        guard !readSuspended, let readSource else { return }
+        readSource.suspend()
+        readSuspended = true
+    }
+
+    private func resumeReading() {
+        guard readSuspended, !peerFinished, let readSource else { return }
+        readSource.resume()
+        readSuspended = false
+    }
+
+    // MARK: Writing
+
+    /// Writes what is queued until the socket takes no more; then waits for it to be writable.
+    private func flush() {
+        guard !closed else { return }
+        while sent < outgoing.count {
+            let count = outgoing.withUnsafeBytes { bytes in
+                Self.sendWithoutSignal(descriptor, bytes.baseAddress.map { $0 + sent }, bytes.count - sent)
+            }
+            if count > 0 {
+                sent += count
+                continue
+            }
+            if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                // The client reads slowly: it has `ListenerTimeouts.write` from each bit of progress to read more.
+                resumeWriting()
+                if serving != nil || closeWhenFlushed { setDeadline(timeouts.write) }
+                return
+            }
+            // The client is gone (EPIPE, ECONNRESET).
+            close()
+            return
+        }
+        outgoing.removeAll(keepingCapacity: outgoing.capacity <= Self.highWater)
+        sent = 0
+        suspendWriting()
+        if closeWhenFlushed {
+            close()
+            return
+        }
+        // A stream that pauses between events is not a stalled client.
+        if serving != nil { timer.schedule(deadline: .distantFuture) }
+        wakeWriters()
+    }
+
+    private func wakeWriters() {
+        guard !waitingForRoom.isEmpty, outgoing.count - sent <= Self.lowWater else { return }
+        let waiting = waitingForRoom
+        waitingForRoom = []
+        for continuation in waiting { continuation.resume(returning: true) }
+    }
+
+    private func resumeWriting() {
+        guard writeSuspended, let writeSource else { return }
+        writeSource.resume()
+        writeSuspended = false
+        // Writers may go on as soon as enough has gone out, before all of it has.
+        wakeWriters()
+    }
+
+    private func suspendWriting() {
+        guard !writeSuspended, let writeSource else { return }
+        writeSource.suspend()
+        writeSuspended = true
+    }
+
+    /// `send` without SIGPIPE: a client that closed must not end the test process.
+    private static func sendWithoutSignal(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+        #if os(Linux)
+            return Glibc.send(descriptor, bytes, count, Int32(MSG_NOSIGNAL))
+        #else
+            return Darwin.send(descriptor, bytes, count, 0)
+        #endif
+    }
+
+    // MARK: Deadlines and closing
+
+    private func setDeadline(_ timeout: Duration) {
+        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+        timer.schedule(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds)))
+    }
+
+    private func timedOut() {
+        guard !closed else { return }
+        if serving == nil, parser.isMidRequest, !closeWhenFlushed {
+            refuse(RequestRefusal(408, "the request did not come whole in time"))
+            // The refusal gets a moment to go out; a client that does not read it is dropped then.
+            setDeadline(.seconds(1))
+            return
+        }
+        close()
+    }
+
+    private func close() {
+        guard !closed else { return }
+        closed = true
+        closedFlag.store(true, ordering: .releasing)
+        serving?.cancel()
+        serving = nil
+        timer.cancel()
+        let waiting = waitingForRoom
+        waitingForRoom = []
+        for continuation in waiting { continuation.resume(returning: false) }
+        // A suspended source must be resumed before it is cancelled; the descriptor is closed once both are.
+        let descriptor = self.descriptor
+        let remaining = Mutex(2)
+        let closeWhenBothCancelled: @Sendable () -> Void = {
+            if remaining.withLock({ count in
+                count -= 1
+                return count == 0
+            }) {
+                closeDescriptor(descriptor)
+            }
+        }
+        for source in [readSource as (any DispatchSourceProtocol)?, writeSource] {
+            guard let source else {
+                closeWhenBothCancelled()
+                continue
+            }
+            source.setCancelHandler(handler: closeWhenBothCancelled)
+            source.cancel()
+        }
+        if readSuspended { readSource?.resume() }
+        if writeSuspended { writeSource?.resume() }
+        readSource = nil
+        writeSource = nil
+        onClose(id)
+    }
+}
+
+/// `close(2)`, out of reach of the connection's own `close()`.
+private func closeDescriptor(_ descriptor: Int32) {
+    _ = close(descriptor)
+}

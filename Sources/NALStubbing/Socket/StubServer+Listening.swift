@@ -1,0 +1,191 @@
+import NALCore
+import NALLogging
+import NALSupport
+
+#if canImport(FoundationNetworking)
+    public import Foundation
+    import FoundationNetworking
+#else
+    public import Foundation
+#endif
+
+extension StubServer {
+    /// Serves this server's stubs on a socket, for clients in any process (UI tests' apps, `CurlTransport`, curl).
+    ///
+    /// ```swift
+    /// let listener = try await server.listen(port: 0)   // a free port on 127.0.0.1
+    /// // listener.baseURL is http://127.0.0.1:PORT
+    /// let github = try await server.listen(port: 0, as: URL(string: "https://api.github.com")!)
+    /// await listener.stop()
+    /// ```
+    ///
+    /// Every stub behaves as it does through URLProtocol: status, headers, bodies from memory, files and streams,
+    /// delays, bandwidth, truncation (the connection closes part way through the body), network errors (it closes
+    /// before answering), sequences, handlers, the journal and `waitForRequest`. A redirect stub is sent to the
+    /// client, which follows it. An unmatched request gets a 404 whose body is the near-miss report.
+    ///
+    /// - Parameters:
+    ///   - host: the address to listen on: `127.0.0.1` by default. Another address (`0.0.0.0`) lets other machines
+    ///     reach the stubs: only on a network you trust.
+    ///   - port: the port, or 0 for a free one (read it from `baseURL`).
+    ///   - origin: match requests as if they had been sent to this origin (`https://api.github.com`), so that stubs
+    ///     and fixtures written for it answer unchanged. Without it, requests match on their path and query: on
+    ///     the listener's own URL first, then on each origin the stubs name, in order.
+    /// - Throws: `StubListenerError` when the address cannot be listened on (a port in use), or `origin` is not an
+    ///   origin.
+    public func listen(
+        host: String = "127.0.0.1", port: Int = 0, as origin: URL? = nil
+    ) async throws(StubListenerError) -> StubListener {
+        try listen(host: host, port: port, as: origin, options: ListenerOptions())
+    }
+
+    /// `listen(host:port:as:)` with the options tests and the command line set.
+    package func listen(
+        host: String, port: Int, as origin: URL?, options: ListenerOptions
+    ) throws(StubListenerError) -> StubListener {
+        let originText = try origin.map { url throws(StubListenerError) in try Self.originText(of: url) }
+        let socket = try ListeningSocket.open(host: host, port: port)
+        let shownHost = socket.isIPv6 ? "[\(socket.address)]" : socket.address
+        guard let baseURL = URL(string: "http://\(shownHost):\(socket.port)") else {
+            socket.close()
+            throw .cannotListen(host: host, port: port, reason: "its address makes no URL")
+        }
+        let context = ListenerContext(
+            base: "http://\(shownHost):\(socket.port)", origin: originText, admin: options.adminEndpoints)
+        let core = ListenerCore(socket: socket, limits: options.limits, timeouts: options.timeouts) {
+            [self] request, connection in
+            await answer(request, context, connection)
+        }
+        core.start()
+        Self.log.info("stubs listening on \(baseURL.absoluteString, privacy: .public)")
+        return StubListener(baseURL: baseURL, origin: origin, core: core)
+    }
+
+    /// `scheme://host[:port]` of an origin URL.
+    private static func originText(of url: URL) throws(StubListenerError) -> String {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil,
+            url.path.isEmpty || url.path == "/"
+        else { throw .invalidOrigin(DisplayText.url(url)) }
+        return RequestMatcher.origin(scheme: scheme, host: host.lowercased(), port: url.port)
+    }
+
+    // MARK: Answering
+
+    /// Answers one request a listener read.
+    private func answer(_ parsed: ParsedRequest, _ context: ListenerContext, _ connection: StubConnection) async {
+        if context.admin, parsed.target.hasPrefix(AdminEndpoints.prefix) {
+            let (status, type, body) = AdminEndpoints.answer(parsed, server: self)
+            ListenerPlayback.send(status: status, headers: [("Content-Type", type)], body: body, to: parsed, connection)
+            return
+        }
+        let origins = context.origin.map { [$0] } ?? [context.base] + state.withLock { $0.registry.knownOrigins }
+        guard let first = origins.first, let request = context.request(for: parsed, origin: first) else {
+            ListenerPlayback.refuse(RequestRefusal.badRequest("the request target is not a URL"), connection)
+            return
+        }
+        let found = lookUp(request, trying: origins.dropFirst(), context)
+        guard let answer = found.lookup.answer, !found.lookup.ignored else {
+            await unmatched(found.request, found.lookup, parsed, context, connection)
+            return
+        }
+        let response: StubResponse
+        switch answer {
+        case .response(let stubbed):
+            response = stubbed
+        case .handler(let handler):
+            do {
+                response = try await handler(found.request)
+            } catch {
+                // A client on a socket cannot be handed a Swift error: the connection ends, as a network error's.
+                Self.log.error("a stub handler failed: \(String(describing: error), privacy: .public)")
+                connection.drop()
+                return
+            }
+        }
+        journal(response, for: found.lookup.number)
+        await ListenerPlayback(response: response, request: parsed).play(on: connection)
+        response.onDelivered?(found.lookup.recorded)
+    }
+
+    /// Journals `request` and finds its stub: as sent to whichever of its own origin and `others` the best stub
+    /// (by priority, then specificity, then the newest) matches, or as `request` when none matches.
+    private func lookUp(
+        _ request: URLRequest, trying others: ArraySlice<String>, _ context: ListenerContext
+    ) -> (request: URLRequest, lookup: Lookup) {
+        var chosen = (request: request, recorded: RecordedRequest(request))
+        if !others.isEmpty {
+            let candidates =
+                [chosen]
+                + others.compactMap { origin -> (URLRequest, RecordedRequest)? in
+                    guard let url = context.url(of: request, origin: origin) else { return nil }
+                    var candidate = request
+                    candidate.url = url
+                    return (candidate, RecordedRequest(candidate))
+                }
+            state.withLock { state in
+                var best: StubEntry?
+                for candidate in candidates {
+                    guard let entry = state.registry.peek(candidate.1) else { continue }
+                    if let current = best, entry.rank <= current.rank { continue }
+                    best = entry
+                    chosen = candidate
+                }
+            }
+        }
+        return (chosen.request, lookUp(chosen.recorded))
+    }
+
+    /// An unmatched request: a 404 whose body is the near-miss report, or the origin's own answer when the server
+    /// passes unmatched requests through.
+    private func unmatched(
+        _ request: URLRequest, _ found: Lookup, _ parsed: ParsedRequest, _ context: ListenerContext,
+        _ connection: StubConnection
+    ) async {
+        guard found.ignored || unmatchedPolicy == .passThrough else {
+            let report = unmatchedReport(found.recorded)
+            Self.log.error("\(report, privacy: .public)")
+            ListenerPlayback.send(
+                status: 404, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Data((report + "\n").utf8),
+                to: parsed, connection)
+            return
+        }
+        guard context.origin != nil else {
+            let text =
+                "NAL stub listener: no stub matches, and without an origin (listen(as:)) there is nowhere to "
+                + "pass the request through to\n"
+            ListenerPlayback.send(
+                status: 502, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Data(text.utf8),
+                to: parsed, connection)
+            return
+        }
+        do {
+            let started = Date()
+            let clock = ContinuousClock.now
+            var outgoing = request
+            for name in ListenerResponseHead.framingNames + ["Host"] {
+                outgoing.setValue(nil, forHTTPHeaderField: name)
+            }
+            let (data, http) = try await PassThrough.send(outgoing, uploadFile: nil, fromNAL: false)
+            await record(request, found, http, data, started: started, duration: .now - clock)
+            let headers = HTTPHeaders(http).fields.filter {
+                // The body comes decoded, whole: its coding and length are the listener's to state.
+                !HTTPToken.equalsIgnoringASCIICase($0.name, "Content-Encoding")
+            }
+            ListenerPlayback.send(status: http.statusCode, headers: headers, body: data, to: parsed, connection)
+        } catch {
+            Self.log.error("passing a request through failed: \(String(describing: error), privacy: .public)")
+            connection.drop()
+        }
+    }
+}
+
+/// What tests and the command line set on a listener beyond `listen(host:port:as:)`.
+package struct ListenerOptions: Sendable {
+    /// Serve `/__nal/…` (the journal as JSON, emptying it): the command line's listener does.
+    package var adminEndpoints = false
+    package var limits = HTTPRequestParser.Limits()
+    package var timeouts = ListenerTimeouts()
+
+    package init() {}
+}

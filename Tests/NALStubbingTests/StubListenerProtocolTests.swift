@@ -1,0 +1,220 @@
+import Foundation
+import NALCore
+import NALStubbing
+import NALTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The stub listener's HTTP/1.1, byte by byte from a raw socket: keep-alive, pipelining, chunked bodies,
+/// `100-continue`, and what it refuses (each refusal answered with its status and a closed connection, after which
+/// it serves on).
+@Suite("StubServer on a socket: HTTP/1.1 framing, and hostile input refused")
+struct StubListenerProtocolTests {
+    /// A server whose stubs echo the path and the body they got.
+    static func echoServer() -> StubServer {
+        let server = StubServer()
+        server.stub(.any) { request in
+            let body = request.httpBody.map { String(decoding: $0, as: UTF8.self) } ?? ""
+            return .string("\(request.url?.path ?? ""):\(body)")
+        }
+        return server
+    }
+
+    @Test("pipelined requests with Content-Length and chunked bodies are answered in order on one connection")
+    func pipelining() async throws {
+        let server = Self.echoServer()
+        let listener = try await server.listen(port: 0)
+        defer { Task { await listener.stop() } }
+        let socket = try RawSocket(port: listener.port)
+        await socket.send(
+            "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
+                + "POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n2\r\nde\r\n0\r\n"
+                + "X-Trailer: t\r\n\r\n")
+        let (data, closed) = await socket.receive { String(decoding: $0, as: UTF8.self).contains("/c:abcde") }
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(responseStatuses(data) == [200, 200, 200], "\(text)")
+        let bodies = ["/a:", "/b:hello", "/c:abcde"].map { text.range(of: $0)?.lowerBound }
+        #expect(bodies.allSatisfy { $0 != nil } && bodies == bodies.sorted { $0! < $1! }, "\(text)")
+        #expect(!closed, "a keep-alive connection was closed")
+        // Bare LF line ends, as some clients send them, are read too.
+        await socket.send("GET /d HTTP/1.1\nHost: x\n\n")
+        let bareLF = await socket.receive { String(decoding: $0, as: UTF8.self).contains("/d:") }
+        #expect(String(decoding: bareLF.data, as: UTF8.self).contains("/d:"))
+    }
+
+    @Test("Expect: 100-continue gets the interim answer before the body; Connection: close and HTTP/1.0 close")
+    func continueAndClose() async throws {
+        let server = Self.echoServer()
+        let listener = try await server.listen(port: 0)
+        defer { Task { await listener.stop() } }
+        let socket = try RawSocket(port: listener.port)
+        await socket.send("PUT /up HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n")
+        let interim = await socket.receive { String(decoding: $0, as: UTF8.self).hasSuffix("\r\n\r\n") }
+        #expect(String(decoding: interim.data, as: UTF8.self) == "HTTP/1.1 100 Continue\r\n\r\n")
+        await socket.send("body")
+        let final = await socket.receive { String(decoding: $0, as: UTF8.self).hasSuffix("/up:body") }
+        #expect(responseStatuses(final.data) == [200])
+        #expect(String(decoding: final.data, as: UTF8.self).hasSuffix("/up:body"))
+
+        for request in [
+            "GET /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "GET /old HTTP/1.0\r\n\r\n",
+        ] {
+            let closing = try RawSocket(port: listener.port)
+            await closing.send(request)
+            let (data, closed) = await closing.receive(quiet: .seconds(5))
+            #expect(responseStatuses(data) == [200], "\(request)")
+            #expect(closed, "\(request): the connection stayed open")
+        }
+        // A client that half-closes after its request still gets the answer.
+        let halfClosed = try RawSocket(port: listener.port)
+        await halfClosed.send("GET /half HTTP/1.1\r\nHost: x\r\n\r\n")
+        halfClosed.finishSending()
+        let answered = await halfClosed.receive(quiet: .seconds(5))
+        #expect(responseStatuses(answered.data) == [200] && answered.closed)
+    }
+
+    struct Hostile: Sendable, CustomTestStringConvertible {
+        let name: String
+        let bytes: String
+        let status: Int
+        var testDescription: String { name }
+    }
+
+    @Test(
+        "hostile requests get their 4xx or 5xx and a closed connection, and the listener serves on",
+        arguments: [
+            Hostile(
+                name: "a request line over 8 KiB",
+                bytes: "GET /\(String(repeating: "a", count: 9000)) HTTP/1.1\r\n\r\n",
+                status: 414),
+            Hostile(
+                name: "a head over 64 KiB",
+                bytes: "GET / HTTP/1.1\r\nHost: x\r\n"
+                    + (0..<70).map { "X-\($0): \(String(repeating: "v", count: 1000))\r\n" }.joined() + "\r\n",
+                status: 431),
+            Hostile(
+                name: "101 fields",
+                bytes: "GET / HTTP/1.1\r\nHost: x\r\n" + (0..<101).map { "X-\($0): v\r\n" }.joined() + "\r\n",
+                status: 431),
+            Hostile(
+                name: "Content-Length not a number", bytes: "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4x\r\n\r\n",
+                status: 400),
+            Hostile(
+                name: "Content-Length negative", bytes: "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+                status: 400),
+            Hostile(
+                name: "two Content-Lengths that differ",
+                bytes: "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", status: 400),
+            Hostile(
+                name: "a Content-Length list that differs",
+                bytes: "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3, 4\r\n\r\nabcd", status: 400),
+            Hostile(
+                name: "a Content-Length of 30 digits",
+                bytes: "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: \(String(repeating: "9", count: 30))\r\n\r\n",
+                status: 413),
+            Hostile(
+                name: "Content-Length with Transfer-Encoding",
+                bytes: "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+                status: 400),
+            Hostile(
+                name: "Transfer-Encoding not ending in chunked",
+                bytes: "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", status: 400),
+            Hostile(
+                name: "a transfer coding not decoded",
+                bytes: "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", status: 501),
+            Hostile(
+                name: "chunked twice",
+                bytes: "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, chunked\r\n\r\n",
+                status: 400),
+            Hostile(
+                name: "Transfer-Encoding in HTTP/1.0",
+                bytes: "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", status: 400),
+            Hostile(
+                name: "a chunk-size not hex",
+                bytes: "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", status: 400),
+            Hostile(
+                name: "a chunk-size past any length",
+                bytes: "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffffffff\r\n",
+                status: 413),
+            Hostile(
+                name: "chunk data longer than its size",
+                bytes: "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabcd\r\n0\r\n\r\n",
+                status: 400),
+            Hostile(
+                name: "NUL in a field value", bytes: "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\u{0}b\r\n\r\n", status: 400),
+            Hostile(name: "a bare CR in a field", bytes: "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\rb\r\n\r\n", status: 400),
+            Hostile(
+                name: "a folded field line", bytes: "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\r\n b\r\n\r\n", status: 400),
+            Hostile(
+                name: "a space before the colon", bytes: "GET / HTTP/1.1\r\nHost: x\r\nX-A : a\r\n\r\n", status: 400),
+            Hostile(name: "no Host in HTTP/1.1", bytes: "GET / HTTP/1.1\r\n\r\n", status: 400),
+            Hostile(name: "two Hosts", bytes: "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", status: 400),
+            Hostile(name: "HTTP/2.0 in a request line", bytes: "GET / HTTP/2.0\r\nHost: x\r\n\r\n", status: 505),
+            Hostile(name: "not a request line", bytes: "HELLO\r\n\r\n", status: 400),
+            Hostile(name: "a method that is not a token", bytes: "G(T / HTTP/1.1\r\nHost: x\r\n\r\n", status: 400),
+            Hostile(
+                name: "an expectation it cannot meet", bytes: "GET / HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n",
+                status: 417),
+        ])
+    func hostile(_ hostile: Hostile) async throws {
+        let server = Self.echoServer()
+        let listener = try await server.listen(port: 0)
+        defer { Task { await listener.stop() } }
+        let socket = try RawSocket(port: listener.port)
+        await socket.send(hostile.bytes)
+        let (data, closed) = await socket.receive(quiet: .seconds(5))
+        #expect(responseStatuses(data) == [hostile.status], "\(String(decoding: data, as: UTF8.self))")
+        #expect(closed, "the connection stayed open")
+        #expect(server.requests.isEmpty, "a refused request reached the stubs")
+        let next = try RawSocket(port: listener.port)
+        await next.send("GET /after HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(responseStatuses(await next.receive { $0.count > 0 && responseStatuses($0) == [200] }.data) == [200])
+    }
+
+    @Test("a client that sends its head a byte at a time is answered 408 and closed; an idle connection is closed")
+    func slowClients() async throws {
+        var options = ListenerOptions()
+        options.timeouts.head = .milliseconds(400)
+        options.timeouts.idle = .milliseconds(400)
+        let server = Self.echoServer()
+        let listener = try server.listen(host: "127.0.0.1", port: 0, as: nil, options: options)
+        defer { Task { await listener.stop() } }
+        let slow = try RawSocket(port: listener.port)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var received = Data()
+        for byte in "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ".utf8 {
+            guard await slow.send(Data([byte])) else { break }
+            let (data, closed) = await slow.receive(quiet: .milliseconds(50))
+            received += data
+            if closed { break }
+        }
+        received += await slow.receive(quiet: .seconds(2)).data
+        #expect(responseStatuses(received) == [408], "\(String(decoding: received, as: UTF8.self))")
+        #expect(clock.now - start < .seconds(5))
+        let idle = try RawSocket(port: listener.port)
+        let (nothing, closed) = await idle.receive(quiet: .seconds(3))
+        #expect(nothing.isEmpty && closed)
+    }
+
+    @Test("200 slow clients holding connections open do not hold back another client's call")
+    func slowClientsHoldNoOneBack() async throws {
+        let server = Self.echoServer()
+        let listener = try await server.listen(port: 0)
+        defer { Task { await listener.stop() } }
+        var holders: [RawSocket] = []
+        for index in 0..<200 {
+            let socket = try RawSocket(port: listener.port)
+            await socket.send("GET /held-\(index) HTTP/1.1\r\nHost: x\r\nX-Part")
+            holders.append(socket)
+        }
+        let client = Client<TestEndpoint>(transport: TestTransports.make())
+        let response = try await client.request(TestEndpoint(baseURL: listener.baseURL, path: "free"))
+        #expect(response.string() == "/free:")
+        #expect(holders.count == 200)
+    }
+}

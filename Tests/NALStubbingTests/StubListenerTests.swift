@@ -1,0 +1,161 @@
+import Foundation
+import NALCore
+import NALStubbing
+import NALTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `StubServer.listen`: stubs on a real socket, called through the transport under test (scripts/test.sh runs this
+/// suite over URLSessionTransport and CurlTransport), so that the real transport meets the stubs.
+@Suite("StubServer on a socket: stubs for any client, through the transport under test")
+struct StubListenerTests {
+    let client = Client<TestEndpoint>(transport: TestTransports.make())
+
+    func endpoint(
+        _ listener: StubListener, _ path: String, method: HTTPMethod = .get, body: Data? = nil,
+        headers: [String: String]? = nil
+    ) -> TestEndpoint {
+        TestEndpoint(
+            baseURL: listener.baseURL, path: path, method: method,
+            requestType: body.map { .data($0) } ?? .plain, headers: headers, validation: .none)
+    }
+
+    @Test("a stub answers on 127.0.0.1 at a free port, with its status, headers and body; the journal has the call")
+    func answers() async throws {
+        let server = StubServer()
+        server.stub(
+            .method(.get) && .path("/v1/hello"),
+            response: StubResponse(status: 201, headers: ["X-Stub": "yes"], body: Data("hi".utf8)))
+        let listener = try await server.listen(port: 0)
+        defer { Task { await listener.stop() } }
+        #expect(listener.baseURL.absoluteString.hasPrefix("http://127.0.0.1:"))
+        #expect(listener.port > 0)
+        let response = try await client.request(endpoint(listener, "v1/hello"))
+        #expect(response.statusCode == 201)
+        #expect(response.string() == "hi")
+        #expect(response.headers["X-Stub"] == "yes")
+        #expect(response.headers["Content-Length"] == "2")
+        let journaled = try #require(server.requests.last)
+        #expect(journaled.method == "GET" && journaled.url.path == "/v1/hello")
+    }
+
+    @Test("stubs written for another origin answer as that origin, or by path and query without one")
+    func origins() async throws {
+        let server = StubServer()
+        server.stub(.url(URL(string: "https://api.github.com/users/octocat")!), response: .string("the cat"))
+        server.stub(.host("other.example") && .path("/users/octocat"), response: .string("another"))
+        let github = try await server.listen(port: 0, as: URL(string: "https://api.github.com")!)
+        let anyOrigin = try await server.listen(port: 0)
+        defer {
+            Task {
+                await github.stop()
+                await anyOrigin.stop()
+            }
+        }
+        #expect(try await client.request(endpoint(github, "users/octocat")).string() == "the cat")
+        #expect(server.requests.last?.url.absoluteString == "https://api.github.com/users/octocat")
+        // Without an origin, every origin the stubs name is tried, and the most specific stub wins: the exact URL.
+        #expect(try await client.request(endpoint(anyOrigin, "users/octocat")).string() == "the cat")
+        server.stub(.url(URL(string: "http://other.example/users/octocat")!), response: .string("newer"))
+        #expect(try await client.request(endpoint(anyOrigin, "users/octocat")).string() == "newer")
+        await #expect(throws: StubListenerError.self) {
+            _ = try await server.listen(port: 0, as: URL(string: "https://api.github.com/v3")!)
+        }
+    }
+
+    @Test("an unmatched request gets a 404 whose body is the near-miss report, secrets redacted")
+    func unmatched() async throws {
+        let server = StubServer()
+        server.stub(.path("/other") && .query(["access_token": "SECRET"]), response: .string("x"))
+        let listener = try await server.listen(port: 0)
+        defer { Task { await listener.stop() } }
+        var request = endpoint(listener, "x")
+        request.requestType = .parameters(["access_token": "SECRET"], encoding: URLEncoding.queryString)
+        let response = try await client.request(request)
+        #expect(response.statusCode == 404)
+        let report = response.string() ?? ""
+        #expect(report.contains("No stub matches") && report.contains("Closest stubs"), "\(report)")
+        #expect(!report.contains("SECRET"), "\(report)")
+    }
+
+    @Test("delays, bandwidth, a stream of events, a sequence, a redirect the client follows, and waitForRequest")
+    func behaviours() async throws {
+        let server = StubServer()
+        server.stub(.path("/slow"), response: StubResponse.string("late").delayed(by: .milliseconds(300)))
+        server.stub(
+            .path("/throttled"), response: StubResponse(body: Data(count: 20_000)).throttled(bytesPerSecond: 40_000))
+        server.stub(.path("/moved"), response: .redirect(to: try #require(URL(string: "/target"))))
+        server.stub(.path("/target"), response: .string("arrived"))
+        server.stub(.path("/seq"), responses: [.string("one"), .string("two")])
+        server.stub(
+            .path("/events"),
+            response: .events([ServerSentEvent(data: "a"), ServerSentEvent(data: "b")], interval: .milliseconds(50)))
+        let listener = try await server.listen(port: 0)
+        defer { Task { await listener.stop() } }
+        let clock = ContinuousClock()
+        var start = clock.now
+        #expect(try await client.request(endpoint(listener, "slow")).string() == "late")
+        #expect(clock.now - start >= .milliseconds(300))
+        start = clock.now
+        #expect(try await client.request(endpoint(listener, "throttled")).data.count == 20_000)
+        #expect(clock.now - start >= .milliseconds(400))
+        let moved = try await client.request(endpoint(listener, "moved"))
+        #expect(moved.string() == "arrived")
+        #expect(try await client.request(endpoint(listener, "seq")).string() == "one")
+        #expect(try await client.request(endpoint(listener, "seq")).string() == "two")
+        // A sequence that has served all its responses matches no more.
+        #expect(try await client.request(endpoint(listener, "seq")).statusCode == 404)
+        #expect(try await client.request(endpoint(listener, "events")).string() == "data: a\n\ndata: b\n\n")
+        async let waited = server.waitForRequest(matching: .path("/later"), timeout: .seconds(5))
+        server.stub(.path("/later"), response: .string("ok"))
+        _ = try await client.request(endpoint(listener, "later", method: .post, body: Data("{\"a\":1}".utf8)))
+        let later = try await waited
+        #expect(later.body == Data("{\"a\":1}".utf8))
+    }
+
+    @Test("a network error closes before answering and a truncated body closes part way: the client sees both")
+    func faults() async throws {
+        let server = StubServer()
+        server.stub(.path("/down"), response: .networkError(.networkConnectionLost))
+        server.stub(.path("/cut"), response: StubResponse(body: Data(count: 100_000)).truncated(after: 1_000))
+        let listener = try await server.listen(port: 0)
+        defer { Task { await listener.stop() } }
+        for path in ["down", "cut"] {
+            do {
+                let response = try await client.request(endpoint(listener, path))
+                Issue.record("\(path) came back as \(response.statusCode) with \(response.data.count) bytes")
+            } catch {
+                guard case .transport = error else {
+                    Issue.record("\(path): expected a transport error, got \(error)")
+                    continue
+                }
+            }
+        }
+        // The listener serves on after both.
+        server.stub(.path("/fine"), response: .string("fine"))
+        #expect(try await client.request(endpoint(listener, "fine")).string() == "fine")
+    }
+
+    @Test("stop() closes the socket: calls after it fail, and the port can be listened on again")
+    func stop() async throws {
+        let server = StubServer()
+        server.stub(.any, response: .string("ok"))
+        let listener = try await server.listen(port: 0)
+        #expect(try await client.request(endpoint(listener, "x")).string() == "ok")
+        await listener.stop()
+        await #expect(throws: NALError.self) { _ = try await client.request(endpoint(listener, "x")) }
+        let again = try await server.listen(port: listener.port)
+        #expect(again.port == listener.port)
+        do {
+            _ = try await server.listen(port: again.port)
+            Issue.record("a second listener took a port in use")
+        } catch {
+            #expect(error == .addressInUse(host: "127.0.0.1", port: again.port))
+            #expect("\(error)".contains("the port is in use"))
+        }
+        await again.stop()
+    }
+}
