@@ -1,5 +1,6 @@
 import Dispatch
 import NALLogging
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -15,6 +16,9 @@ import NALLogging
 /// `patience`; a second signal ends the run at once.
 enum Interruption {
     static let patience: DispatchTimeInterval = .seconds(2)
+    /// Set by a command that runs until it is stopped (`stubs serve`): a signal is then how it ends, and it exits
+    /// with its own status once its task has wound down.
+    static let stopsBySignal = Atomic<Bool>(false)
 
     static func run(_ body: @escaping @Sendable () async -> Int32) async -> Int32 {
         let received = Locked<Int32?>(nil)
@@ -36,7 +40,7 @@ enum Interruption {
         }
         let status = await work.value
         for source in sources { source.cancel() }
-        guard let number = received.withLock({ $0 }) else { return status }
+        guard let number = received.withLock({ $0 }), !stopsBySignal.load(ordering: .acquiring) else { return status }
         StandardInput.removeSpooled()
         return 128 + number
     }

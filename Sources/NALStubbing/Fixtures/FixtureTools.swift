@@ -53,6 +53,29 @@ package enum FixtureTools {
         return count
     }
 
+    /// Loads what `path` names into `server`: a directory of `.tail` and `.har` files, one `.tail` file, or one
+    /// `.har` file; the number of stubs.
+    @discardableResult
+    package static func load(
+        path: URL, into server: StubServer, placeholders: [String: String]
+    ) throws(FixtureError) -> Int {
+        let kind = FileKind(path: path.path)
+        switch kind {
+        case .directory:
+            return try load(path, into: server, placeholders: placeholders)
+        case .regular where path.pathExtension == "har":
+            return try server.loadHAR(from: path).count
+        case .regular where path.pathExtension == "tail":
+            let tail = try TailFile(contentsOf: path, placeholders: placeholders)
+            _ = server.register(tail.matcher, .repeating(tail.response), origin: path.lastPathComponent)
+            return 1
+        case .regular:
+            throw FixtureError(file: path, message: "is neither a directory nor a .tail or .har file")
+        default:
+            throw FixtureError(file: path, message: kind.problem ?? "cannot be read")
+        }
+    }
+
     /// The `.har` files under `directory`, sorted.
     static func harFiles(in directory: URL) -> [URL] {
         (FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL }

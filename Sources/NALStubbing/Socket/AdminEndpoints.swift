@@ -57,7 +57,8 @@ enum AdminEndpoints {
             }
             return entry
         }
-        let data = try? JSONSerialization.data(withJSONObject: entries, options: [.prettyPrinted, .sortedKeys])
+        let data = try? JSONSerialization.data(
+            withJSONObject: entries, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         return (data ?? Data("[]".utf8)) + Data("\n".utf8)
     }
 }
