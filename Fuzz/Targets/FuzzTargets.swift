@@ -19,6 +19,7 @@ package enum FuzzTargets {
         FuzzTarget(name: "har", check: { try StubbingFuzzChecks.har($0) }),
         FuzzTarget(name: "json-syntax", check: { try StubbingFuzzChecks.jsonSyntax($0) }),
         FuzzTarget(name: "form", check: { try StubbingFuzzChecks.form($0) }),
+        FuzzTarget(name: "request-parser", check: { try ListenerFuzzChecks.requestParser($0) }),
         FuzzTarget(name: "retry-after", check: { try MiddlewareFuzzChecks.retryAfter($0) }),
         FuzzTarget(name: "content-range", check: { try CoreFuzzChecks.contentRange($0) }),
         FuzzTarget(name: "content-disposition", check: { try CoreFuzzChecks.contentDisposition($0) }),

@@ -81,6 +81,8 @@ struct StubListenerProtocolTests {
         let name: String
         let bytes: String
         let status: Int
+        /// Words the one-line reason must hold, where another check would refuse the request too.
+        var reason = ""
         var testDescription: String { name }
     }
 
@@ -146,9 +148,12 @@ struct StubListenerProtocolTests {
                 status: 400),
             Hostile(
                 name: "NUL in a field value", bytes: "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\u{0}b\r\n\r\n", status: 400),
-            Hostile(name: "a bare CR in a field", bytes: "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\rb\r\n\r\n", status: 400),
             Hostile(
-                name: "a folded field line", bytes: "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\r\n b\r\n\r\n", status: 400),
+                name: "a bare CR in a field", bytes: "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\rb\r\n\r\n", status: 400,
+                reason: "bare CR"),
+            Hostile(
+                name: "a folded field line", bytes: "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\r\n b\r\n\r\n", status: 400,
+                reason: "folded"),
             Hostile(
                 name: "a space before the colon", bytes: "GET / HTTP/1.1\r\nHost: x\r\nX-A : a\r\n\r\n", status: 400),
             Hostile(name: "no Host in HTTP/1.1", bytes: "GET / HTTP/1.1\r\n\r\n", status: 400),
@@ -184,18 +189,24 @@ struct StubListenerProtocolTests {
         let listener = try server.listen(host: "127.0.0.1", port: 0, as: nil, options: options)
         defer { Task { await listener.stop() } }
         let slow = try RawSocket(port: listener.port)
-        let clock = ContinuousClock()
-        let start = clock.now
         var received = Data()
-        for byte in "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ".utf8 {
-            guard await slow.send(Data([byte])) else { break }
+        var closedWhileSending = false
+        // A byte every 50 ms for up to 6 s: the deadline runs from the first byte, so the answer comes while the
+        // client is still sending.
+        for byte in ("GET / HTTP/1.1\r\nHost: x\r\nX-Slow: " + String(repeating: "a", count: 80)).utf8 {
+            guard await slow.send(Data([byte])) else {
+                closedWhileSending = true
+                break
+            }
             let (data, closed) = await slow.receive(quiet: .milliseconds(50))
             received += data
-            if closed { break }
+            if closed {
+                closedWhileSending = true
+                break
+            }
         }
-        received += await slow.receive(quiet: .seconds(2)).data
+        #expect(closedWhileSending, "a client sending a byte at a time held the connection")
         #expect(responseStatuses(received) == [408], "\(String(decoding: received, as: UTF8.self))")
-        #expect(clock.now - start < .seconds(5))
         let idle = try RawSocket(port: listener.port)
         let (nothing, closed) = await idle.receive(quiet: .seconds(3))
         #expect(nothing.isEmpty && closed)

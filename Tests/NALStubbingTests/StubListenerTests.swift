@@ -23,12 +23,32 @@ struct StubListenerTests {
             requestType: body.map { .data($0) } ?? .plain, headers: headers, validation: .none)
     }
 
+    @Test("the article's example: a stub on a free port, called by a plain URLSession")
+    func articleExample() async throws {
+        // Docs: begin stubs-over-a-socket
+        let server = StubServer()
+        server.stub(.method(.get) && .path("/v1/hello"), response: .string("hi"))
+        let listener = try await server.listen(port: 0)
+        // listener.baseURL is http://127.0.0.1:PORT: any HTTP client in any process may call it.
+        let (data, _) = try await URLSession(configuration: .ephemeral).data(
+            from: listener.baseURL.appendingPathComponent("v1/hello"))
+        #expect(String(decoding: data, as: UTF8.self) == "hi")
+        await listener.stop()
+        // Docs: end stubs-over-a-socket
+    }
+
     @Test("a stub answers on 127.0.0.1 at a free port, with its status, headers and body; the journal has the call")
     func answers() async throws {
         let server = StubServer()
+        // Framing headers are the listener's, and a value that would write a second header is left out.
         server.stub(
-            .method(.get) && .path("/v1/hello"),
-            response: StubResponse(status: 201, headers: ["X-Stub": "yes"], body: Data("hi".utf8)))
+            (.method(.get) || .method(.head)) && .path("/v1/hello"),
+            response: StubResponse(
+                status: 201,
+                headers: [
+                    "X-Stub": "yes", "Content-Length": "999", "Transfer-Encoding": "chunked",
+                    "X-Bad": "a\r\nX-Injected: 1",
+                ], body: Data("hi".utf8)))
         let listener = try await server.listen(port: 0)
         defer { Task { await listener.stop() } }
         #expect(listener.baseURL.absoluteString.hasPrefix("http://127.0.0.1:"))
@@ -38,6 +58,11 @@ struct StubListenerTests {
         #expect(response.string() == "hi")
         #expect(response.headers["X-Stub"] == "yes")
         #expect(response.headers["Content-Length"] == "2")
+        #expect(response.headers["X-Injected"] == nil && response.headers["X-Bad"] == nil)
+        // A HEAD answer states the length and sends no body: the next call on the connection reads its own answer.
+        let head = try await client.request(endpoint(listener, "v1/hello", method: .head))
+        #expect(head.statusCode == 201 && head.data.isEmpty)
+        #expect(try await client.request(endpoint(listener, "v1/hello")).string() == "hi")
         let journaled = try #require(server.requests.last)
         #expect(journaled.method == "GET" && journaled.url.path == "/v1/hello")
     }

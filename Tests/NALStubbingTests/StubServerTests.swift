@@ -302,8 +302,9 @@ struct StubServerTests {
         start = clock.now
         #expect(try await client.request(TestEndpoint(baseURL: base, path: "throttled")).data.count == 100_000)
         let throttled = clock.now - start
-        // At least what the bandwidth allows; the upper bound only catches a throttle gone wrong by far.
-        #expect(throttled >= .milliseconds(450) && throttled < Timing.bound(.seconds(5)), "took \(throttled)")
+        // At least what the bandwidth allows. No upper bound: a loaded CI machine took over 5 s (speed belongs in
+        // benchmarks, not in timed unit tests).
+        #expect(throttled >= .milliseconds(450), "took \(throttled)")
         for (path, code) in [("cut", URLError.Code.networkConnectionLost), ("down", .cannotFindHost)] {
             do {
                 _ = try await client.request(TestEndpoint(baseURL: base, path: path))
