@@ -118,5 +118,7 @@ echo "== memory bounds (small variant; scripts/memory-bounds.sh for the full one
 scripts/memory-bounds.sh --quick
 echo "== loopback round trips (small variant; scripts/loopback-bench.sh for the full one)"
 scripts/loopback-bench.sh --quick
+echo "== stub listener throughput beside the Python server (small variant; scripts/stub-listener-bench.sh for the full one)"
+scripts/stub-listener-bench.sh --quick
 echo "== big transfers: memory and throughput (small variant; scripts/transfer-bench.sh for the full one)"
 scripts/transfer-bench.sh --quick

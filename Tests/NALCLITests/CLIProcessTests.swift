@@ -162,8 +162,8 @@ struct CLIProcessTests {
             ),
             (["demo", "--bogus"], "unknown option '--bogus'", "nal-cli demo [--live <url>]", "nal-cli demo --help"),
             (
-                ["stubs", "dance"], "unknown action 'dance'; use lint, match or import-har",
-                "nal-cli stubs lint <dir> | match <dir> <method> <url> | import-har <file.har> <dir>",
+                ["stubs", "dance"], "unknown action 'dance'; use lint, match, import-har or serve",
+                "nal-cli stubs lint <dir> | match <dir> <method> <url> | import-har <file.har> <dir> | serve <path>...",
                 "nal-cli stubs --help"
             ),
         ])

@@ -46,6 +46,22 @@ struct StubListenerProtocolTests {
         #expect(String(decoding: bareLF.data, as: UTF8.self).contains("/d:"))
     }
 
+    @Test("a HEAD answer has no body: a GET pipelined behind it reads its own answer whole")
+    func headThenGet() async throws {
+        let server = StubServer()
+        server.stub(.path("/h"), response: .string("twelve bytes"))
+        let listener = try await server.listen(port: 0)
+        defer { Task { await listener.stop() } }
+        let socket = try RawSocket(port: listener.port)
+        await socket.send("HEAD /h HTTP/1.1\r\nHost: x\r\n\r\nGET /h HTTP/1.1\r\nHost: x\r\n\r\n")
+        let (data, _) = await socket.receive { String(decoding: $0, as: UTF8.self).hasSuffix("twelve bytes") }
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(responseStatuses(data) == [200, 200], "\(text)")
+        // Exactly one body: the GET's, at the end; the HEAD's head states the length and nothing follows it.
+        #expect(text.components(separatedBy: "twelve bytes").count == 2, "\(text)")
+        #expect(text.components(separatedBy: "Content-Length: 12\r\n").count == 3, "\(text)")
+    }
+
     @Test("Expect: 100-continue gets the interim answer before the body; Connection: close and HTTP/1.0 close")
     func continueAndClose() async throws {
         let server = Self.echoServer()
@@ -149,6 +165,15 @@ struct StubListenerProtocolTests {
             Hostile(
                 name: "NUL in a field value", bytes: "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\u{0}b\r\n\r\n", status: 400),
             Hostile(
+                name: "a Content-Length with a no-break space",
+                bytes: "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\u{A0}\r\n\r\nhello", status: 400),
+            Hostile(
+                name: "chunked spelt with a Kelvin sign",
+                bytes: "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chun\u{212A}ed\r\n\r\n0\r\n\r\n", status: 400),
+            Hostile(
+                name: "an absolute target whose path would become a host",
+                bytes: "GET a:@evil.example/x HTTP/1.1\r\nHost: x\r\n\r\n", status: 400, reason: "not a URL"),
+            Hostile(
                 name: "a bare CR in a field", bytes: "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\rb\r\n\r\n", status: 400,
                 reason: "bare CR"),
             Hostile(
@@ -173,6 +198,9 @@ struct StubListenerProtocolTests {
         await socket.send(hostile.bytes)
         let (data, closed) = await socket.receive(quiet: .seconds(5))
         #expect(responseStatuses(data) == [hostile.status], "\(String(decoding: data, as: UTF8.self))")
+        #expect(
+            hostile.reason.isEmpty || String(decoding: data, as: UTF8.self).contains(hostile.reason),
+            "the reason should name \(hostile.reason)")
         #expect(closed, "the connection stayed open")
         #expect(server.requests.isEmpty, "a refused request reached the stubs")
         let next = try RawSocket(port: listener.port)

@@ -91,6 +91,34 @@ struct StubListenerTests {
         }
     }
 
+    @Test("a redirect to the origin answered as stays on the listener, and import-har's files answer without as:")
+    func redirectsAndImportedFixtures() async throws {
+        let server = StubServer()
+        server.stub(
+            .url(URL(string: "https://api.example.com/old")!),
+            response: .redirect(to: URL(string: "https://api.example.com/new?x=1")!))
+        server.stub(.url(URL(string: "https://api.example.com/new?x=1")!), response: .string("new"))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("listener-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // What `nal-cli stubs import-har` writes: a URL pattern that spells out its origin.
+        try Data("GET\n^https://www\\.example\\.org/imported\\?page=2$\n200\n\nimported".utf8)
+            .write(to: directory.appendingPathComponent("imported.tail"))
+        try server.loadTails(from: directory)
+        for origin in [URL(string: "https://api.example.com")!, nil] {
+            let listener = try await server.listen(port: 0, as: origin)
+            defer { Task { await listener.stop() } }
+            let response = try await client.request(endpoint(listener, "old"))
+            #expect(response.string() == "new", "as: \(String(describing: origin))")
+            #expect(response.httpResponse.url?.host == "127.0.0.1", "the redirect left the listener")
+        }
+        let plain = try await server.listen(port: 0)
+        defer { Task { await plain.stop() } }
+        var imported = endpoint(plain, "imported")
+        imported.requestType = .parameters(["page": 2], encoding: URLEncoding.queryString)
+        #expect(try await client.request(imported).string() == "imported")
+    }
+
     @Test("an unmatched request gets a 404 whose body is the near-miss report, secrets redacted")
     func unmatched() async throws {
         let server = StubServer()

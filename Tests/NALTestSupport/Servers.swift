@@ -161,13 +161,14 @@ package enum FaultServer {
 /// delays a timer by a second or two; an upper bound checks that something ends long before its broken behaviour
 /// would (a 30 s wait, an hour's Retry-After), not how fast it is. Speed is measured by `nal-bench`.
 package enum Timing {
-    /// What a loaded machine may add to an expected duration: 3 s, 12 s under ThreadSanitizer (which slows every
-    /// thread several times over), or `NAL_TIMING_SLACK_SECONDS`.
+    /// What a loaded machine may add to an expected duration: 5 s (3 s was passed under the whole suite's load
+    /// beside a build), 12 s under ThreadSanitizer (which slows every thread several times over), or
+    /// `NAL_TIMING_SLACK_SECONDS`.
     package static let slack: Duration = {
         if let text = ProcessInfo.processInfo.environment["NAL_TIMING_SLACK_SECONDS"], let seconds = Int64(text) {
             return .seconds(seconds)
         }
-        return underThreadSanitizer ? .seconds(12) : .seconds(3)
+        return underThreadSanitizer ? .seconds(12) : .seconds(5)
     }()
 
     /// Whether ThreadSanitizer's runtime is in this process (`swift test --sanitize=thread`).

@@ -245,12 +245,39 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
             case .condition(.urlIgnoringQueryOrder(let url)):
                 found.append(Self.origin(scheme: url.scheme, host: url.host, port: url.port))
             case .condition(.host(let host)): found.append(Self.origin(scheme: "http", host: host, port: nil))
+            case .condition(.urlPattern(let pattern, _)):
+                if let origin = Self.literalOrigin(of: pattern) { found.append(origin) }
             case .condition, .not: break
             case .all(let nodes), .any(let nodes): nodes.forEach(walk)
             }
         }
         walk(node)
         return found
+    }
+
+    /// The origin a URL pattern spells out literally at its start (`^https://www\.google\.com/images/.*`, as
+    /// `nal-cli stubs import-har` writes them), or `nil` when its scheme and host are not literal.
+    static func literalOrigin(of pattern: String) -> String? {
+        var literal = ""
+        var characters = Substring(pattern.hasPrefix("^") ? String(pattern.dropFirst()) : pattern).makeIterator()
+        while let character = characters.next() {
+            if character == "\\" {
+                // An escaped `.`, `/`, `:` or `-` stands for itself; any other escape ends the literal part.
+                guard let escaped = characters.next(), "./:-".contains(escaped) else { break }
+                literal.append(escaped)
+            } else if "^$.|?*+()[]{}".contains(character) {
+                break
+            } else {
+                literal.append(character)
+            }
+        }
+        guard let schemeEnd = literal.range(of: "://"),
+            literal[schemeEnd.upperBound...].contains("/"),
+            let url = URL(string: literal), let scheme = url.scheme?.lowercased(),
+            scheme == "http" || scheme == "https",
+            let host = url.host?.lowercased(), !host.isEmpty
+        else { return nil }
+        return origin(scheme: scheme, host: host, port: url.port)
     }
 
     /// `scheme://host[:port]`, an IPv6 address in brackets.

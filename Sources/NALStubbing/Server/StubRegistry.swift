@@ -96,10 +96,12 @@ struct StubRegistry: Sendable {
     private var patterns: [StubEntry] = []
     private(set) var all: [UInt64: StubEntry] = [:]
     /// The origins the stubs' matchers name, with how many name each.
-    private var origins: [String: Int] = [:]
+    private var origins: [String: Int] = [:] {
+        didSet { knownOrigins = origins.keys.sorted() }
+    }
 
-    /// The origins the stubs' matchers name (`https://api.example.com`), in order.
-    var knownOrigins: [String] { origins.keys.sorted() }
+    /// The origins the stubs' matchers name (`https://api.example.com`), in order; kept sorted as stubs come and go.
+    private(set) var knownOrigins: [String] = []
 
     mutating func add(_ entry: StubEntry) {
         all[entry.id] = entry

@@ -83,14 +83,16 @@ extension StubServer {
 
     /// Journals a recorded request and finds its stub, as `lookUp(_:)` does.
     func lookUp(_ recorded: RecordedRequest) -> Lookup {
-        state.withLock { state in
-            let number = state.journal.append(recorded)
-            if state.ignored.contains(where: { $0.matcher.matches(recorded) }) {
-                return Lookup(number: number, recorded: recorded, answer: nil, ignored: true)
-            }
-            return Lookup(
-                number: number, recorded: recorded, answer: state.registry.answer(recorded)?.1, ignored: false)
+        state.withLock { Self.lookUp(recorded, in: &$0) }
+    }
+
+    /// `lookUp(_:)` inside the state's lock, for a caller that decides what to look up under the same lock.
+    static func lookUp(_ recorded: RecordedRequest, in state: inout State) -> Lookup {
+        let number = state.journal.append(recorded)
+        if state.ignored.contains(where: { $0.matcher.matches(recorded) }) {
+            return Lookup(number: number, recorded: recorded, answer: nil, ignored: true)
         }
+        return Lookup(number: number, recorded: recorded, answer: state.registry.answer(recorded)?.1, ignored: false)
     }
 
     /// Notes what the journal's request `number` was answered with, for `exportHAR()`.

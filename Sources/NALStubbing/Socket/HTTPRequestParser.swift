@@ -187,7 +187,7 @@ package struct HTTPRequestParser: Sendable {
             expectsBody = false
         }
         if let expectation = request.value(of: "Expect") {
-            guard expectation.trimmingCharacters(in: .whitespaces).lowercased() == "100-continue" else {
+            guard ParsedRequest.listItem(Substring(expectation)) == "100-continue" else {
                 throw RequestRefusal(417, "the expectation \(DisplayText.capped(expectation)) cannot be met")
             }
             // A client that sent body bytes anyway is not waiting for the interim answer.
@@ -313,8 +313,7 @@ package struct HTTPRequestParser: Sendable {
 
     /// `Transfer-Encoding` must end in `chunked`, once; another coding is one the listener does not decode.
     private static func checkChunked(_ values: [String]) throws(RequestRefusal) {
-        let codings = values.flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+        let codings = values.flatMap { $0.split(separator: ",") }.map(ParsedRequest.listItem).filter { !$0.isEmpty }
         guard codings.last == "chunked" else {
             throw .badRequest("Transfer-Encoding does not end in chunked, so the body's end is unknown")
         }
@@ -332,7 +331,7 @@ package struct HTTPRequestParser: Sendable {
         var length: Int?
         for value in values {
             for item in value.split(separator: ",", omittingEmptySubsequences: false) {
-                let digits = item.trimmingCharacters(in: .whitespaces)
+                let digits = ParsedRequest.listItem(item)
                 guard !digits.isEmpty, digits.utf8.allSatisfy(isDigit) else {
                     throw .badRequest("Content-Length \(DisplayText.capped(value)) is not a number")
                 }

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import NALLogging
 
 #if canImport(Glibc)
     import Glibc
@@ -20,19 +20,33 @@ final class ListenerCore: @unchecked Sendable {
         var stopped = false
         /// `stop()` callers waiting for the last connection to close.
         var waiting: [CheckedContinuation<Void, Never>] = []
+        /// Whether the listening socket is closed, and who waits for it.
+        var socketClosed = false
+        var waitingForSocket: [CheckedContinuation<Void, Never>] = []
     }
 
     let socket: ListeningSocket
     private let queue = DispatchQueue(label: "dev.nal.stub-listener.accept")
     private let acceptSource: any DispatchSourceRead
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let limits: HTTPRequestParser.Limits
     private let timeouts: ListenerTimeouts
     private let serve: @Sendable (ParsedRequest, StubConnection) async -> Void
 
-    /// The most connections open at once; more are closed as they come, and the listener goes on serving the
-    /// others (a connection flood costs each extra client a closed connection, not the server its descriptors).
-    static let mostConnections = 4096
+    /// The most connections open at once: 4,096, or half the process's descriptor limit when that is lower (1,024
+    /// is the usual soft limit). More are closed as they come, and the listener goes on serving the others: a
+    /// connection flood costs each extra client a closed connection, not the process its descriptors.
+    static let mostConnections: Int = {
+        var limit = rlimit()
+        #if os(Linux)
+            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+            let resource = RLIMIT_NOFILE
+        #endif
+        // No limit (RLIM_INFINITY) reads as the type's largest value.
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur != rlim_t.max else { return 4096 }
+        return max(16, min(4096, Int(clamping: limit.rlim_cur) / 2))
+    }()
 
     init(
         socket: ListeningSocket, limits: HTTPRequestParser.Limits, timeouts: ListenerTimeouts,
@@ -49,7 +63,15 @@ final class ListenerCore: @unchecked Sendable {
     func start() {
         acceptSource.setEventHandler { [self] in acceptPending() }
         let descriptor = socket.descriptor
-        acceptSource.setCancelHandler { _ = close(descriptor) }
+        acceptSource.setCancelHandler { [state] in
+            _ = close(descriptor)
+            let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.socketClosed = true
+                defer { state.waitingForSocket = [] }
+                return state.waitingForSocket
+            }
+            for continuation in waiting { continuation.resume() }
+        }
         acceptSource.resume()
     }
 
@@ -58,8 +80,16 @@ final class ListenerCore: @unchecked Sendable {
 
     /// Stops accepting, closes every connection, and returns once all are closed.
     func stop() async {
-        // Cancelling again is harmless; the cancel handler closes the listening socket.
+        // Cancelling again is harmless; the cancel handler closes the listening socket, and the port is free once
+        // it has.
         acceptSource.cancel()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let closed = state.withLock { state in
+                if !state.socketClosed { state.waitingForSocket.append(continuation) }
+                return state.socketClosed
+            }
+            if closed { continuation.resume() }
+        }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let open = state.withLock { state -> [StubConnection]? in
                 state.stopped = true
@@ -105,19 +135,20 @@ final class ListenerCore: @unchecked Sendable {
             #if canImport(Darwin)
                 _ = setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
             #endif
-            let id = state.withLock { state -> UInt64? in
+            // Counted and registered in one step, so that a stop taking its list of connections sees this one.
+            let connection = state.withLock { state -> StubConnection? in
                 guard !state.stopped, state.connections.count < Self.mostConnections else { return nil }
                 state.nextID += 1
-                return state.nextID
+                let connection = StubConnection(
+                    id: state.nextID, descriptor: descriptor, limits: limits, timeouts: timeouts, serve: serve,
+                    onClose: { [weak self] id in self?.closed(id) })
+                state.connections[state.nextID] = connection
+                return connection
             }
-            guard let id else {
+            guard let connection else {
                 _ = close(descriptor)
                 continue
             }
-            let connection = StubConnection(
-                id: id, descriptor: descriptor, limits: limits, timeouts: timeouts, serve: serve,
-                onClose: { [weak self] id in self?.closed(id) })
-            state.withLock { $0.connections[id] = connection }
             connection.start()
         }
     }

@@ -1,5 +1,6 @@
 import NALCore
 import NALLogging
+import NALSupport
 
 #if canImport(FoundationNetworking)
     import Foundation
@@ -15,6 +16,9 @@ struct ListenerPlayback {
     let response: StubResponse
     /// The request answered: its method and version decide the framing, and whether the connection stays open.
     let request: ParsedRequest
+    let context: ListenerContext
+    /// The origins the stubs name: a redirect to one of them is pointed at the listener.
+    let knownOrigins: [String]
 
     private static var log: Logger { Logger(nal: .stubbing) }
 
@@ -26,7 +30,7 @@ struct ListenerPlayback {
             connection.drop()
             return
         }
-        if let problem = response.statusProblem {
+        if let problem = response.statusProblem ?? Self.interimProblem(response.status) {
             Self.log.error("a stub \(problem, privacy: .public): the listener answers 500")
             Self.send(
                 status: 500, headers: [("Content-Type", "text/plain; charset=utf-8")],
@@ -35,14 +39,21 @@ struct ListenerPlayback {
         }
         let noBody = ListenerResponseHead.hasNoBody(status: response.status, method: request.method)
         let length = playback.bodyLength
+        // A HEAD answer states the length a GET would get, except where no length may be stated (204, 304).
+        let statesLength = request.isHead && !ListenerResponseHead.hasNoBody(status: response.status, method: "GET")
         let framing: ListenerResponseHead.Framing =
             noBody
-            ? .none(length: request.isHead ? length : nil)
+            ? .none(length: statesLength ? length : nil)
             : length.map { .length($0) } ?? (request.isHTTP10 ? .untilClose : .chunked)
         let keepAlive = request.keepsAlive && framing != .untilClose
-        let headers = response.headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+        let headers = response.headers.sorted { $0.key < $1.key }.map { field in
+            HTTPToken.equalsIgnoringASCIICase(field.key, "Location")
+                ? (name: field.key, value: context.rewritten(location: field.value, knownOrigins: knownOrigins))
+                : (name: field.key, value: field.value)
+        }
         let (head, leftOut) = ListenerResponseHead.head(
-            status: response.status, headers: headers, framing: framing, keepAlive: keepAlive)
+            status: response.status, headers: headers, framing: framing, keepAlive: keepAlive,
+            isHTTP10: request.isHTTP10)
         if !leftOut.isEmpty {
             Self.log.error(
                 "the listener left out headers whose values cannot be sent: \(leftOut.joined(separator: ", "), privacy: .public)"
@@ -69,6 +80,12 @@ struct ListenerPlayback {
         connection.finishResponse(keepAlive: keepAlive)
     }
 
+    /// Why a 1xx status cannot be a stub's answer on a socket: it would be read as an interim answer, and the
+    /// client would wait for the final one for ever.
+    private static func interimProblem(_ status: Int) -> String? {
+        (100..<200).contains(status) ? "has the interim status \(status), which is no final answer" : nil
+    }
+
     /// One chunk of a chunked body.
     private static func chunk(_ data: Data) -> [UInt8] {
         var bytes = Array((String(data.count, radix: 16) + "\r\n").utf8)
@@ -86,7 +103,7 @@ struct ListenerPlayback {
         let noBody = ListenerResponseHead.hasNoBody(status: status, method: request.method)
         let (head, _) = ListenerResponseHead.head(
             status: status, headers: headers, framing: noBody ? .none(length: nil) : .length(body.count),
-            keepAlive: request.keepsAlive)
+            keepAlive: request.keepsAlive, isHTTP10: request.isHTTP10)
         connection.send(head)
         if !noBody, !body.isEmpty { connection.send(body) }
         connection.finishResponse(keepAlive: request.keepsAlive)

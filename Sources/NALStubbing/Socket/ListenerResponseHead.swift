@@ -21,7 +21,8 @@ enum ListenerResponseHead {
     /// `HTTP/1.1 status reason`, the stub's headers that can be sent, and the framing.
     /// - Returns: the head, and the names of headers left out because their values cannot be sent.
     static func head(
-        status: Int, headers: [(name: String, value: String)], framing: Framing, keepAlive: Bool
+        status: Int, headers: [(name: String, value: String)], framing: Framing, keepAlive: Bool,
+        isHTTP10: Bool = false
     ) -> (bytes: [UInt8], leftOut: [String]) {
         var text = "HTTP/1.1 \(status) \(reason(status))\r\n"
         var leftOut: [String] = []
@@ -41,7 +42,8 @@ enum ListenerResponseHead {
         case .none(let length): if let length { text += "Content-Length: \(length)\r\n" }
         }
         let closes = !keepAlive || framing == .untilClose
-        text += closes ? "Connection: close\r\n\r\n" : "\r\n"
+        // An HTTP/1.0 client keeps the connection only when told so.
+        text += closes ? "Connection: close\r\n\r\n" : isHTTP10 ? "Connection: keep-alive\r\n\r\n" : "\r\n"
         return (Array(text.utf8), leftOut)
     }
 

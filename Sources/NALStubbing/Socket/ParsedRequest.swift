@@ -35,10 +35,23 @@ package struct ParsedRequest: Sendable, Equatable {
     /// Whether the connection stays open after the answer: HTTP/1.1 unless `Connection: close`; HTTP/1.0 only with
     /// `Connection: keep-alive`.
     package var keepsAlive: Bool {
-        let options = Set(
-            values(of: "Connection").flatMap { $0.split(separator: ",") }
-                .map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        let options = Set(values(of: "Connection").flatMap { $0.split(separator: ",") }.map(Self.listItem))
         return isHTTP10 ? options.contains("keep-alive") && !options.contains("close") : !options.contains("close")
+    }
+
+    /// An item of a field's comma-separated list as framing compares it: without spaces and tabs around it, ASCII
+    /// letters in lower case, and nothing else folded (a Unicode space or a Kelvin sign stays what it is, so that
+    /// `chun\u{212A}ed` is not `chunked`).
+    static func listItem(_ item: Substring) -> String {
+        var scalars = item.unicodeScalars[...]
+        while let first = scalars.first, first == " " || first == "\t" { scalars = scalars.dropFirst() }
+        while let last = scalars.last, last == " " || last == "\t" { scalars = scalars.dropLast() }
+        var folded = String.UnicodeScalarView()
+        for scalar in scalars {
+            folded.append(
+                ("A"..."Z").contains(scalar) ? Unicode.Scalar(UInt8(truncatingIfNeeded: scalar.value + 32)) : scalar)
+        }
+        return String(folded)
     }
 
     /// Whether the method's answer carries no body (`HEAD`).

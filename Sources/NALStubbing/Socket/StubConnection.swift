@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NALLogging
 import Synchronization
 
 #if canImport(Glibc)
@@ -43,6 +44,14 @@ final class StubConnection: @unchecked Sendable {
     private var requestStarted = false
     /// Serving tasks waiting for the outgoing bytes to drain.
     private var waitingForRoom: [CheckedContinuation<Bool, Never>] = []
+    /// An answer is complete, and the next request is read once what it left queued has mostly gone out: a client
+    /// that pipelines requests without reading the answers cannot pile them up.
+    private var readsWhenDrained = false
+    /// The write deadline runs: it moves only when bytes go out.
+    private var writeDeadlineArmed = false
+    /// A refusal went out and the sending side is shut: what the client still sends is read and dropped for a
+    /// moment, so that the kernel does not answer it with a reset that could destroy the refusal (RFC 9112 §9.6).
+    private var lingering = false
     private let closedFlag = Atomic<Bool>(false)
 
     /// Bytes queued for the client past which a serving task waits, and to which they must fall before it goes on.
@@ -72,6 +81,8 @@ final class StubConnection: @unchecked Sendable {
     /// Starts reading. Call once.
     func start() {
         queue.async { [self] in
+            // Closed before it started (the listener stopped): the descriptor is gone already.
+            guard !closed else { return }
             let read = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
             read.setEventHandler { [self] in readAvailable() }
             readSource = read
@@ -128,10 +139,18 @@ final class StubConnection: @unchecked Sendable {
                 flush()
                 return
             }
-            setDeadline(timeouts.idle)
-            resumeReading()
-            processRequests()
+            readsWhenDrained = true
+            readNextWhenDrained()
         }
+    }
+
+    /// Reads the next request once the answers queued are down to `lowWater`.
+    private func readNextWhenDrained() {
+        guard readsWhenDrained, outgoing.count - sent <= Self.lowWater else { return }
+        readsWhenDrained = false
+        setDeadline(timeouts.idle)
+        resumeReading()
+        processRequests()
     }
 
     /// Ends the connection after what was queued is sent, without finishing the answer (a stub cut short or a
@@ -156,16 +175,20 @@ final class StubConnection: @unchecked Sendable {
         guard !closed else { return }
         var buffer = [UInt8](repeating: 0, count: Self.readSize)
         let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, Self.readSize) }
+        if lingering {
+            // After a refusal: dropped, until the client closes or the linger ends.
+            if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) { close() }
+            return
+        }
         if count > 0 {
             buffer.withUnsafeBytes { parser.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
             processRequests()
         } else if count == 0 {
             // The client finished sending (it may still read): what it sent whole is answered, then the
-            // connection closes.
+            // connection closes once that has gone out.
             peerFinished = true
             suspendReading()
             processRequests()
-            if serving == nil, !closeWhenFlushed { close() }
         } else if errno != EAGAIN, errno != EWOULDBLOCK, errno != EINTR {
             close()
         }
@@ -195,7 +218,11 @@ final class StubConnection: @unchecked Sendable {
             refuse(error)
             return
         }
-        if parser.isMidRequest {
+        if peerFinished {
+            // Nothing more can come: what was answered goes out, and a request cut short is dropped.
+            closeWhenFlushed = true
+            flush()
+        } else if parser.isMidRequest {
             // A head's deadline runs from its first byte and is not moved by more bytes: a client sending a byte
             // at a time cannot hold the connection (slowloris).
             if !requestStarted {
@@ -204,12 +231,7 @@ final class StubConnection: @unchecked Sendable {
             }
         } else {
             requestStarted = false
-            if peerFinished {
-                closeWhenFlushed = true
-                flush()
-            } else {
-                setDeadline(timeouts.idle)
-            }
+            setDeadline(timeouts.idle)
         }
     }
 
@@ -217,9 +239,13 @@ final class StubConnection: @unchecked Sendable {
     private func refuse(_ refusal: RequestRefusal) {
         suspendReading()
         outgoing.append(contentsOf: ListenerResponseHead.refusal(refusal))
+        refused = true
         closeWhenFlushed = true
         flush()
     }
+
+    /// Whether the connection ends with a refusal: it lingers before it closes.
+    private var refused = false
 
     private func suspendReading() {
         guard !readSuspended, let readSource else { return }
@@ -238,19 +264,29 @@ final class StubConnection: @unchecked Sendable {
     /// Writes what is queued until the socket takes no more; then waits for it to be writable.
     private func flush() {
         guard !closed else { return }
+        var progressed = false
         while sent < outgoing.count {
             let count = outgoing.withUnsafeBytes { bytes in
                 Self.sendWithoutSignal(descriptor, bytes.baseAddress.map { $0 + sent }, bytes.count - sent)
             }
             if count > 0 {
                 sent += count
+                progressed = true
                 continue
             }
             if count < 0, errno == EINTR { continue }
             if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
-                // The client reads slowly: it has `ListenerTimeouts.write` from each bit of progress to read more.
                 resumeWriting()
-                if serving != nil || closeWhenFlushed { setDeadline(timeouts.write) }
+                // The client reads slowly: it has `write` from each bit of progress to read more, and a client that
+                // reads nothing is dropped `write` after it stopped, however much more is queued meanwhile.
+                if progressed || !writeDeadlineArmed {
+                    writeDeadlineArmed = true
+                    setDeadline(timeouts.write)
+                }
+                if progressed {
+                    wakeWriters()
+                    readNextWhenDrained()
+                }
                 return
             }
             // The client is gone (EPIPE, ECONNRESET).
@@ -259,14 +295,27 @@ final class StubConnection: @unchecked Sendable {
         }
         outgoing.removeAll(keepingCapacity: outgoing.capacity <= Self.highWater)
         sent = 0
+        writeDeadlineArmed = false
         suspendWriting()
         if closeWhenFlushed {
-            close()
+            refused ? linger() : close()
             return
         }
         // A stream that pauses between events is not a stalled client.
         if serving != nil { timer.schedule(deadline: .distantFuture) }
         wakeWriters()
+        readNextWhenDrained()
+    }
+
+    /// Shuts the sending side after a refusal and reads, dropping it, what the client still sends for a second.
+    private func linger() {
+        lingering = true
+        _ = shutdown(descriptor, Int32(SHUT_WR))
+        setDeadline(.seconds(1))
+        if readSuspended, let readSource {
+            readSource.resume()
+            readSuspended = false
+        }
     }
 
     private func wakeWriters() {
@@ -308,7 +357,7 @@ final class StubConnection: @unchecked Sendable {
 
     private func timedOut() {
         guard !closed else { return }
-        if serving == nil, parser.isMidRequest, !closeWhenFlushed {
+        if serving == nil, parser.isMidRequest, !closeWhenFlushed, !lingering {
             refuse(RequestRefusal(408, "the request did not come whole in time"))
             // The refusal gets a moment to go out; a client that does not read it is dropped then.
             setDeadline(.seconds(1))
@@ -329,9 +378,9 @@ final class StubConnection: @unchecked Sendable {
         for continuation in waiting { continuation.resume(returning: false) }
         // A suspended source must be resumed before it is cancelled; the descriptor is closed once both are.
         let descriptor = self.descriptor
-        let remaining = Mutex(2)
+        let remaining = Locked(2)
         let closeWhenBothCancelled: @Sendable () -> Void = {
-            if remaining.withLock({ count in
+            if remaining.withLock({ (count: inout Int) -> Bool in
                 count -= 1
                 return count == 0
             }) {

@@ -45,7 +45,9 @@ extension StubServer {
     ) throws(StubListenerError) -> StubListener {
         let originText = try origin.map { url throws(StubListenerError) in try Self.originText(of: url) }
         let socket = try ListeningSocket.open(host: host, port: port)
-        let shownHost = socket.isIPv6 ? "[\(socket.address)]" : socket.address
+        // A listener on every address is reached at the loopback one from this machine.
+        let dialled = socket.address == "0.0.0.0" ? "127.0.0.1" : socket.address == "::" ? "::1" : socket.address
+        let shownHost = socket.isIPv6 ? "[\(dialled)]" : dialled
         guard let baseURL = URL(string: "http://\(shownHost):\(socket.port)") else {
             socket.close()
             throw .cannotListen(host: host, port: port, reason: "its address makes no URL")
@@ -79,7 +81,8 @@ extension StubServer {
             ListenerPlayback.send(status: status, headers: [("Content-Type", type)], body: body, to: parsed, connection)
             return
         }
-        let origins = context.origin.map { [$0] } ?? [context.base] + state.withLock { $0.registry.knownOrigins }
+        let knownOrigins = state.withLock { $0.registry.knownOrigins }
+        let origins = context.origin.map { [$0] } ?? [context.base] + knownOrigins
         guard let first = origins.first, let request = context.request(for: parsed, origin: first) else {
             ListenerPlayback.refuse(RequestRefusal.badRequest("the request target is not a URL"), connection)
             return
@@ -104,36 +107,37 @@ extension StubServer {
             }
         }
         journal(response, for: found.lookup.number)
-        await ListenerPlayback(response: response, request: parsed).play(on: connection)
+        await ListenerPlayback(response: response, request: parsed, context: context, knownOrigins: knownOrigins)
+            .play(on: connection)
         response.onDelivered?(found.lookup.recorded)
     }
 
     /// Journals `request` and finds its stub: as sent to whichever of its own origin and `others` the best stub
-    /// (by priority, then specificity, then the newest) matches, or as `request` when none matches.
+    /// (by priority, then specificity, then the newest) matches, or as `request` when none matches. Chosen and
+    /// claimed under one lock, so that a sequence's next answer cannot go to another request in between.
     private func lookUp(
         _ request: URLRequest, trying others: ArraySlice<String>, _ context: ListenerContext
     ) -> (request: URLRequest, lookup: Lookup) {
-        var chosen = (request: request, recorded: RecordedRequest(request))
-        if !others.isEmpty {
-            let candidates =
-                [chosen]
-                + others.compactMap { origin -> (URLRequest, RecordedRequest)? in
-                    guard let url = context.url(of: request, origin: origin) else { return nil }
+        let candidates =
+            [(request, RecordedRequest(request))]
+            + others.compactMap { origin in
+                context.url(of: request, origin: origin).map { url -> (URLRequest, RecordedRequest) in
                     var candidate = request
                     candidate.url = url
                     return (candidate, RecordedRequest(candidate))
                 }
-            state.withLock { state in
-                var best: StubEntry?
-                for candidate in candidates {
-                    guard let entry = state.registry.peek(candidate.1) else { continue }
-                    if let current = best, entry.rank <= current.rank { continue }
-                    best = entry
-                    chosen = candidate
-                }
             }
+        return state.withLock { state in
+            var chosen = candidates[0]
+            var best: StubEntry?
+            for candidate in candidates.count > 1 ? candidates : [] {
+                guard let entry = state.registry.peek(candidate.1) else { continue }
+                if let current = best, entry.rank <= current.rank { continue }
+                best = entry
+                chosen = candidate
+            }
+            return (chosen.0, Self.lookUp(chosen.1, in: &state))
         }
-        return (chosen.request, lookUp(chosen.recorded))
     }
 
     /// An unmatched request: a 404 whose body is the near-miss report, or the origin's own answer when the server
@@ -178,14 +182,4 @@ extension StubServer {
             connection.drop()
         }
     }
-}
-
-/// What tests and the command line set on a listener beyond `listen(host:port:as:)`.
-package struct ListenerOptions: Sendable {
-    /// Serve `/__nal/…` (the journal as JSON, emptying it): the command line's listener does.
-    package var adminEndpoints = false
-    package var limits = HTTPRequestParser.Limits()
-    package var timeouts = ListenerTimeouts()
-
-    package init() {}
 }
