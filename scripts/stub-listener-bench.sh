@@ -63,7 +63,7 @@ done
 run() {
     local start end statuses ok
     start=$(date +%s.%N)
-    statuses=$(curl -s -Z --parallel-max 100 -w '%{http_code}\n' -K "$WORK/$1.curl")
+    statuses=$(curl -s --no-progress-meter -Z --parallel-max 100 -w '%{http_code}\n' -K "$WORK/$1.curl")
     end=$(date +%s.%N)
     ok=$(grep -c '^200$' <<< "$statuses" || true)
     if [[ "$ok" != "$REQUESTS" ]]; then

@@ -31,7 +31,7 @@ final class ListenerCore: @unchecked Sendable {
     private let state = Locked(State())
     private let limits: HTTPRequestParser.Limits
     private let timeouts: ListenerTimeouts
-    private let serve: @Sendable (ParsedRequest, StubConnection) async -> Void
+    private let step: @Sendable (ParsedRequest) -> ListenerStep
 
     /// The most connections open at once: 4,096, or half the process's descriptor limit when that is lower (1,024
     /// is the usual soft limit). More are closed as they come, and the listener goes on serving the others: a
@@ -50,12 +50,12 @@ final class ListenerCore: @unchecked Sendable {
 
     init(
         socket: ListeningSocket, limits: HTTPRequestParser.Limits, timeouts: ListenerTimeouts,
-        serve: @escaping @Sendable (ParsedRequest, StubConnection) async -> Void
+        step: @escaping @Sendable (ParsedRequest) -> ListenerStep
     ) {
         self.socket = socket
         self.limits = limits
         self.timeouts = timeouts
-        self.serve = serve
+        self.step = step
         acceptSource = DispatchSource.makeReadSource(fileDescriptor: socket.descriptor, queue: queue)
     }
 
@@ -140,7 +140,7 @@ final class ListenerCore: @unchecked Sendable {
                 guard !state.stopped, state.connections.count < Self.mostConnections else { return nil }
                 state.nextID += 1
                 let connection = StubConnection(
-                    id: state.nextID, descriptor: descriptor, limits: limits, timeouts: timeouts, serve: serve,
+                    id: state.nextID, descriptor: descriptor, limits: limits, timeouts: timeouts, step: step,
                     onClose: { [weak self] id in self?.closed(id) })
                 state.connections[state.nextID] = connection
                 return connection

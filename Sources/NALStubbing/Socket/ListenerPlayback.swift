@@ -12,7 +12,7 @@ import NALSupport
 /// Plays a stub's answer onto a listener's connection: the delay, then the head with the listener's framing, then
 /// the body at the stub's pace, held back while the client reads slowly. A network error closes the connection
 /// before any answer; a truncated stub closes it part way through the body it announced.
-struct ListenerPlayback {
+struct ListenerPlayback: Sendable {
     let response: StubResponse
     /// The request answered: its method and version decide the framing, and whether the connection stays open.
     let request: ParsedRequest
@@ -37,28 +37,8 @@ struct ListenerPlayback {
                 body: Data("NAL stub listener: the stub \(problem)\n".utf8), to: request, connection)
             return
         }
+        let (head, framing, keepAlive) = self.head(length: playback.bodyLength)
         let noBody = ListenerResponseHead.hasNoBody(status: response.status, method: request.method)
-        let length = playback.bodyLength
-        // A HEAD answer states the length a GET would get, except where no length may be stated (204, 304).
-        let statesLength = request.isHead && !ListenerResponseHead.hasNoBody(status: response.status, method: "GET")
-        let framing: ListenerResponseHead.Framing =
-            noBody
-            ? .none(length: statesLength ? length : nil)
-            : length.map { .length($0) } ?? (request.isHTTP10 ? .untilClose : .chunked)
-        let keepAlive = request.keepsAlive && framing != .untilClose
-        let headers = response.headers.sorted { $0.key < $1.key }.map { field in
-            HTTPToken.equalsIgnoringASCIICase(field.key, "Location")
-                ? (name: field.key, value: context.rewritten(location: field.value, knownOrigins: knownOrigins))
-                : (name: field.key, value: field.value)
-        }
-        let (head, leftOut) = ListenerResponseHead.head(
-            status: response.status, headers: headers, framing: framing, keepAlive: keepAlive,
-            isHTTP10: request.isHTTP10)
-        if !leftOut.isEmpty {
-            Self.log.error(
-                "the listener left out headers whose values cannot be sent: \(leftOut.joined(separator: ", "), privacy: .public)"
-            )
-        }
         connection.send(head)
         guard !noBody else {
             connection.finishResponse(keepAlive: keepAlive)
@@ -80,6 +60,46 @@ struct ListenerPlayback {
         connection.finishResponse(keepAlive: keepAlive)
     }
 
+    /// The head of the answer, its framing, and whether the connection stays open after it.
+    private func head(length: Int?) -> (bytes: [UInt8], framing: ListenerResponseHead.Framing, keepAlive: Bool) {
+        let noBody = ListenerResponseHead.hasNoBody(status: response.status, method: request.method)
+        // A HEAD answer states the length a GET would get, except where no length may be stated (204, 304).
+        let statesLength = request.isHead && !ListenerResponseHead.hasNoBody(status: response.status, method: "GET")
+        let framing: ListenerResponseHead.Framing =
+            noBody
+            ? .none(length: statesLength ? length : nil)
+            : length.map { .length($0) } ?? (request.isHTTP10 ? .untilClose : .chunked)
+        let keepAlive = request.keepsAlive && framing != .untilClose
+        let headers = response.headers.sorted { $0.key < $1.key }.map { field in
+            HTTPToken.equalsIgnoringASCIICase(field.key, "Location")
+                ? (name: field.key, value: context.rewritten(location: field.value, knownOrigins: knownOrigins))
+                : (name: field.key, value: field.value)
+        }
+        let (head, leftOut) = ListenerResponseHead.head(
+            status: response.status, headers: headers, framing: framing, keepAlive: keepAlive,
+            isHTTP10: request.isHTTP10)
+        if !leftOut.isEmpty {
+            Self.log.error(
+                "the listener left out headers whose values cannot be sent: \(leftOut.joined(separator: ", "), privacy: .public)"
+            )
+        }
+        return (head, framing, keepAlive)
+    }
+
+    /// The whole answer at once, when it needs no waiting: a body in memory, without delay, pacing, pauses between
+    /// pieces or truncation, and a status that can be sent; `nil` otherwise.
+    func atOnce() -> (bytes: [UInt8], keepAlive: Bool)? {
+        guard response.isReadyAtOnce, response.truncationPoint == nil, (response.chunkInterval ?? .zero) == .zero,
+            response.statusProblem == nil, Self.interimProblem(response.status) == nil,
+            case .data(let body) = response.body
+        else { return nil }
+        var (bytes, _, keepAlive) = head(length: body.count)
+        if !ListenerResponseHead.hasNoBody(status: response.status, method: request.method) {
+            bytes.append(contentsOf: body)
+        }
+        return (bytes, keepAlive)
+    }
+
     /// Why a 1xx status cannot be a stub's answer on a socket: it would be read as an interim answer, and the
     /// client would wait for the final one for ever.
     private static func interimProblem(_ status: Int) -> String? {
@@ -95,18 +115,27 @@ struct ListenerPlayback {
         return bytes
     }
 
-    /// Sends a whole answer of the listener's own (a near-miss report, an admin endpoint's), framed by length.
+    /// A whole answer of the listener's own (a near-miss report, an admin endpoint's), framed by length, and
+    /// whether the connection stays open after it.
+    static func whole(
+        status: Int, headers: [(name: String, value: String)], body: Data, to request: ParsedRequest
+    ) -> (bytes: [UInt8], keepAlive: Bool) {
+        let noBody = ListenerResponseHead.hasNoBody(status: status, method: request.method)
+        var (bytes, _) = ListenerResponseHead.head(
+            status: status, headers: headers, framing: noBody ? .none(length: nil) : .length(body.count),
+            keepAlive: request.keepsAlive, isHTTP10: request.isHTTP10)
+        if !noBody { bytes.append(contentsOf: body) }
+        return (bytes, request.keepsAlive)
+    }
+
+    /// Sends a whole answer of the listener's own from a task.
     static func send(
         status: Int, headers: [(name: String, value: String)], body: Data, to request: ParsedRequest,
         _ connection: StubConnection
     ) {
-        let noBody = ListenerResponseHead.hasNoBody(status: status, method: request.method)
-        let (head, _) = ListenerResponseHead.head(
-            status: status, headers: headers, framing: noBody ? .none(length: nil) : .length(body.count),
-            keepAlive: request.keepsAlive, isHTTP10: request.isHTTP10)
-        connection.send(head)
-        if !noBody, !body.isEmpty { connection.send(body) }
-        connection.finishResponse(keepAlive: request.keepsAlive)
+        let whole = whole(status: status, headers: headers, body: body, to: request)
+        connection.send(whole.bytes)
+        connection.finishResponse(keepAlive: whole.keepAlive)
     }
 
     /// Refuses a request the listener read but cannot serve, and closes.

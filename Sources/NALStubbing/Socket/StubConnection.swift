@@ -12,8 +12,8 @@ import Synchronization
 #endif
 
 /// One client connection of a stub listener: reads requests off it with `HTTPRequestParser`, hands each whole
-/// request to `serve`, one at a time and in order (pipelined requests wait their turn), and writes what the serving
-/// task sends, holding the task back while the client reads slowly.
+/// request to `step`, in order, and queues its answer at once or runs the task that plays it (pipelined requests
+/// wait their turn), holding the task back while the client reads slowly.
 ///
 /// Event driven: Dispatch read and write sources on a serial queue of its own, never a thread of its own. A client
 /// that stalls holds only its own connection. Timeouts (`ListenerTimeouts`): a request must come whole within `head`
@@ -26,7 +26,7 @@ final class StubConnection: @unchecked Sendable {
     let queue: DispatchQueue
     private let descriptor: Int32
     private let timeouts: ListenerTimeouts
-    private let serve: @Sendable (ParsedRequest, StubConnection) async -> Void
+    private let step: @Sendable (ParsedRequest) -> ListenerStep
     private let onClose: @Sendable (UInt64) -> Void
     private var readSource: (any DispatchSourceRead)?
     private var writeSource: (any DispatchSourceWrite)?
@@ -54,24 +54,33 @@ final class StubConnection: @unchecked Sendable {
     private var lingering = false
     private let closedFlag = Atomic<Bool>(false)
 
+    /// The serial queues the connections' queues run on, one per processor: an event loop each, so that many
+    /// connections share a few threads instead of waking one each.
+    private static let loops = (0..<max(1, ProcessInfo.processInfo.activeProcessorCount)).map {
+        DispatchQueue(label: "dev.nal.stub-listener.loop-\($0)")
+    }
+
     /// Bytes queued for the client past which a serving task waits, and to which they must fall before it goes on.
     static let highWater = 1 << 20
     static let lowWater = 256 << 10
     /// The most bytes read in one go before other connections get their turn.
     private static let readSize = 64 << 10
+    /// Where reads land, allocated once: a fresh zeroed buffer per read cost more than the rest of a small answer.
+    private var readBuffer = [UInt8](repeating: 0, count: StubConnection.readSize)
 
     init(
         id: UInt64, descriptor: Int32, limits: HTTPRequestParser.Limits, timeouts: ListenerTimeouts,
-        serve: @escaping @Sendable (ParsedRequest, StubConnection) async -> Void,
+        step: @escaping @Sendable (ParsedRequest) -> ListenerStep,
         onClose: @escaping @Sendable (UInt64) -> Void
     ) {
         self.id = id
         self.descriptor = descriptor
         self.timeouts = timeouts
-        self.serve = serve
+        self.step = step
         self.onClose = onClose
         parser = HTTPRequestParser(limits: limits)
-        queue = DispatchQueue(label: "dev.nal.stub-listener.connection")
+        queue = DispatchQueue(
+            label: "dev.nal.stub-listener.connection", target: Self.loops[Int(id % UInt64(Self.loops.count))])
         timer = DispatchSource.makeTimerSource(queue: queue)
     }
 
@@ -89,7 +98,7 @@ final class StubConnection: @unchecked Sendable {
             let write = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: queue)
             write.setEventHandler { [self] in flush() }
             writeSource = write
-            timer.setEventHandler { [self] in timedOut() }
+            timer.setEventHandler { [self] in timerFired() }
             timer.resume()
             setDeadline(timeouts.idle)
             read.resume()
@@ -173,15 +182,14 @@ final class StubConnection: @unchecked Sendable {
 
     private func readAvailable() {
         guard !closed else { return }
-        var buffer = [UInt8](repeating: 0, count: Self.readSize)
-        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, Self.readSize) }
+        let count = readBuffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, Self.readSize) }
         if lingering {
             // After a refusal: dropped, until the client closes or the linger ends.
             if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) { close() }
             return
         }
         if count > 0 {
-            buffer.withUnsafeBytes { parser.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            readBuffer.withUnsafeBytes { parser.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
             processRequests()
         } else if count == 0 {
             // The client finished sending (it may still read): what it sent whole is answered, then the
@@ -205,19 +213,41 @@ final class StubConnection: @unchecked Sendable {
                     flush()
                 case .request(let request):
                     requestStarted = false
-                    // One request at a time: the next waits in the parser's buffer, and reading pauses so that a
-                    // client cannot pile requests up while a slow answer plays.
-                    suspendReading()
-                    timer.schedule(deadline: .distantFuture)
-                    let serve = self.serve
-                    serving = Task { await serve(request, self) }
-                    return
+                    switch step(request) {
+                    case .now(let bytes, let keepAlive, let delivered):
+                        outgoing.append(contentsOf: bytes)
+                        delivered?()
+                        guard keepAlive else {
+                            closeWhenFlushed = true
+                            flush()
+                            return
+                        }
+                        // Pipelined requests are answered in one write, unless the client lets the answers pile up.
+                        if outgoing.count - sent > Self.highWater {
+                            flush()
+                            if outgoing.count - sent > Self.lowWater {
+                                readsWhenDrained = true
+                                suspendReading()
+                                return
+                            }
+                        }
+                    case .later(let work):
+                        // One request at a time: the next waits in the parser's buffer, and reading pauses so that
+                        // a client cannot pile requests up while a slow answer plays.
+                        suspendReading()
+                        clearDeadline()
+                        serving = Task { await work(self) }
+                        flush()
+                        return
+                    }
                 }
             }
         } catch {
             refuse(error)
             return
         }
+        flush()
+        guard !closed else { return }
         if peerFinished {
             // Nothing more can come: what was answered goes out, and a request cut short is dropped.
             closeWhenFlushed = true
@@ -302,7 +332,7 @@ final class StubConnection: @unchecked Sendable {
             return
         }
         // A stream that pauses between events is not a stalled client.
-        if serving != nil { timer.schedule(deadline: .distantFuture) }
+        if serving != nil { clearDeadline() }
         wakeWriters()
         readNextWhenDrained()
     }
@@ -350,9 +380,37 @@ final class StubConnection: @unchecked Sendable {
 
     // MARK: Deadlines and closing
 
+    /// Sets when the connection times out. The timer is moved only when the deadline comes earlier than it fires:
+    /// a deadline pushed later by each request (the idle one) costs no timer call, and the timer, firing early,
+    /// looks again.
     private func setDeadline(_ timeout: Duration) {
         let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-        timer.schedule(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds)))
+        deadline = .now() + .nanoseconds(Int(clamping: nanoseconds))
+        if deadline < timerFires { scheduleTimer(at: deadline) }
+    }
+
+    /// No deadline: an answer plays.
+    private func clearDeadline() {
+        deadline = .distantFuture
+    }
+
+    private func scheduleTimer(at instant: DispatchTime) {
+        timerFires = instant
+        timer.schedule(deadline: instant, leeway: .milliseconds(10))
+    }
+
+    /// When the connection times out, and when the timer fires next (never later than the deadline).
+    private var deadline = DispatchTime.distantFuture
+    private var timerFires = DispatchTime.distantFuture
+
+    private func timerFired() {
+        timerFires = .distantFuture
+        guard !closed else { return }
+        if DispatchTime.now() < deadline {
+            if deadline != .distantFuture { scheduleTimer(at: deadline) }
+            return
+        }
+        timedOut()
     }
 
     private func timedOut() {

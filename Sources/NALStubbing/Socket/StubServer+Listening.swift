@@ -55,8 +55,8 @@ extension StubServer {
         let context = ListenerContext(
             base: "http://\(shownHost):\(socket.port)", origin: originText, admin: options.adminEndpoints)
         let core = ListenerCore(socket: socket, limits: options.limits, timeouts: options.timeouts) {
-            [self] request, connection in
-            await answer(request, context, connection)
+            [self] request in
+            start(request, context)
         }
         core.start()
         Self.log.info("stubs listening on \(baseURL.absoluteString, privacy: .public)")
@@ -74,42 +74,64 @@ extension StubServer {
 
     // MARK: Answering
 
-    /// Answers one request a listener read.
-    private func answer(_ parsed: ParsedRequest, _ context: ListenerContext, _ connection: StubConnection) async {
+    /// What to do with one request a listener read: its answer at once, or the work that plays it. Runs on the
+    /// connection's queue.
+    private func start(_ parsed: ParsedRequest, _ context: ListenerContext) -> ListenerStep {
         if context.admin, parsed.target.hasPrefix(AdminEndpoints.prefix) {
             let (status, type, body) = AdminEndpoints.answer(parsed, server: self)
-            ListenerPlayback.send(status: status, headers: [("Content-Type", type)], body: body, to: parsed, connection)
-            return
+            let whole = ListenerPlayback.whole(
+                status: status, headers: [("Content-Type", type)], body: body, to: parsed)
+            return .now(bytes: whole.bytes, keepAlive: whole.keepAlive, delivered: nil)
         }
         let knownOrigins = state.withLock { $0.registry.knownOrigins }
         let origins = context.origin.map { [$0] } ?? [context.base] + knownOrigins
         guard let first = origins.first, let request = context.request(for: parsed, origin: first) else {
-            ListenerPlayback.refuse(RequestRefusal.badRequest("the request target is not a URL"), connection)
-            return
+            let refusal = RequestRefusal.badRequest("the request target is not a URL")
+            return .now(bytes: ListenerResponseHead.refusal(refusal), keepAlive: false, delivered: nil)
         }
         let found = lookUp(request, trying: origins.dropFirst(), context)
         guard let answer = found.lookup.answer, !found.lookup.ignored else {
-            await unmatched(found.request, found.lookup, parsed, context, connection)
-            return
-        }
-        let response: StubResponse
-        switch answer {
-        case .response(let stubbed):
-            response = stubbed
-        case .handler(let handler):
-            do {
-                response = try await handler(found.request)
-            } catch {
-                // A client on a socket cannot be handed a Swift error: the connection ends, as a network error's.
-                Self.log.error("a stub handler failed: \(String(describing: error), privacy: .public)")
-                connection.drop()
-                return
+            guard found.lookup.ignored || unmatchedPolicy == .passThrough else {
+                let report = unmatchedReport(found.lookup.recorded)
+                Self.log.error("\(report, privacy: .public)")
+                let whole = ListenerPlayback.whole(
+                    status: 404, headers: [("Content-Type", "text/plain; charset=utf-8")],
+                    body: Data((report + "\n").utf8), to: parsed)
+                return .now(bytes: whole.bytes, keepAlive: whole.keepAlive, delivered: nil)
+            }
+            return .later { connection in
+                await self.passThrough(found.request, found.lookup, parsed, context, connection)
             }
         }
-        journal(response, for: found.lookup.number)
-        await ListenerPlayback(response: response, request: parsed, context: context, knownOrigins: knownOrigins)
-            .play(on: connection)
-        response.onDelivered?(found.lookup.recorded)
+        let playback: @Sendable (StubResponse) -> ListenerPlayback = { response in
+            ListenerPlayback(response: response, request: parsed, context: context, knownOrigins: knownOrigins)
+        }
+        if case .response(let response) = answer, let whole = playback(response).atOnce() {
+            journal(response, for: found.lookup.number)
+            let recorded = found.lookup.recorded
+            let delivered = response.onDelivered.map { callback in { @Sendable in callback(recorded) } }
+            return .now(bytes: whole.bytes, keepAlive: whole.keepAlive, delivered: delivered)
+        }
+        return .later { connection in
+            let response: StubResponse
+            switch answer {
+            case .response(let stubbed):
+                response = stubbed
+            case .handler(let handler):
+                do {
+                    response = try await handler(found.request)
+                } catch {
+                    // A client on a socket cannot be handed a Swift error: the connection ends, as a network
+                    // error's.
+                    Self.log.error("a stub handler failed: \(String(describing: error), privacy: .public)")
+                    connection.drop()
+                    return
+                }
+            }
+            self.journal(response, for: found.lookup.number)
+            await playback(response).play(on: connection)
+            response.onDelivered?(found.lookup.recorded)
+        }
     }
 
     /// Journals `request` and finds its stub: as sent to whichever of its own origin and `others` the best stub
@@ -140,20 +162,11 @@ extension StubServer {
         }
     }
 
-    /// An unmatched request: a 404 whose body is the near-miss report, or the origin's own answer when the server
-    /// passes unmatched requests through.
-    private func unmatched(
+    /// An unmatched request the server passes through: the origin's own answer.
+    private func passThrough(
         _ request: URLRequest, _ found: Lookup, _ parsed: ParsedRequest, _ context: ListenerContext,
         _ connection: StubConnection
     ) async {
-        guard found.ignored || unmatchedPolicy == .passThrough else {
-            let report = unmatchedReport(found.recorded)
-            Self.log.error("\(report, privacy: .public)")
-            ListenerPlayback.send(
-                status: 404, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Data((report + "\n").utf8),
-                to: parsed, connection)
-            return
-        }
         guard context.origin != nil else {
             let text =
                 "NAL stub listener: no stub matches, and without an origin (listen(as:)) there is nowhere to "
