@@ -82,6 +82,10 @@ struct StubListenerTests {
         }
         #expect(try await client.request(endpoint(github, "users/octocat")).string() == "the cat")
         #expect(server.requests.last?.url.absoluteString == "https://api.github.com/users/octocat")
+        // A stub that matches on the path alone sees the request as sent to the origin answered as.
+        server.stub(.path("/only-path"), response: .string("path"))
+        #expect(try await client.request(endpoint(github, "only-path")).string() == "path")
+        #expect(server.requests.last?.url.absoluteString == "https://api.github.com/only-path")
         // Without an origin, every origin the stubs name is tried, and the most specific stub wins: the exact URL.
         #expect(try await client.request(endpoint(anyOrigin, "users/octocat")).string() == "the cat")
         server.stub(.url(URL(string: "http://other.example/users/octocat")!), response: .string("newer"))
@@ -177,6 +181,13 @@ struct StubListenerTests {
         let listener = try await server.listen(port: 0)
         defer { Task { await listener.stop() } }
         for path in ["down", "cut"] {
+            let clock = ContinuousClock()
+            let start = clock.now
+            defer {
+                // The connection ends at once: a client left waiting for the rest would fail only at its idle
+                // timeout (60 s).
+                #expect(clock.now - start < Timing.bound(.seconds(5)), "\(path) took \(clock.now - start)")
+            }
             do {
                 let response = try await client.request(endpoint(listener, path))
                 Issue.record("\(path) came back as \(response.statusCode) with \(response.data.count) bytes")
