@@ -1,7 +1,7 @@
 public import Foundation
 
 /// A `StubServer`'s stubs served over a real socket, for any HTTP client in any process: an app under UI test,
-/// `CurlTransport`, curl, a browser. Made by `StubServer.listen(host:port:as:)`.
+/// `CurlTransport`, curl. Made by `StubServer.listen(host:port:as:)`.
 ///
 /// It serves HTTP/1.1 with keep-alive and pipelining, `Content-Length` and chunked request bodies and
 /// `Expect: 100-continue`, many connections at once on an event loop (a slow client holds back no other). Requests it
