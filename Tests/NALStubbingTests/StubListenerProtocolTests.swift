@@ -174,6 +174,10 @@ struct StubListenerProtocolTests {
                 name: "an absolute target whose path would become a host",
                 bytes: "GET a:@evil.example/x HTTP/1.1\r\nHost: x\r\n\r\n", status: 400, reason: "not a URL"),
             Hostile(
+                name: "NUL in a chunk extension",
+                bytes: "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1;a\u{0}b\r\nx\r\n0\r\n\r\n",
+                status: 400, reason: "chunk extension"),
+            Hostile(
                 name: "a bare CR in a field", bytes: "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\rb\r\n\r\n", status: 400,
                 reason: "bare CR"),
             Hostile(

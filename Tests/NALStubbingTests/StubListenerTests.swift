@@ -90,8 +90,10 @@ struct StubListenerTests {
         #expect(try await client.request(endpoint(anyOrigin, "users/octocat")).string() == "the cat")
         server.stub(.url(URL(string: "http://other.example/users/octocat")!), response: .string("newer"))
         #expect(try await client.request(endpoint(anyOrigin, "users/octocat")).string() == "newer")
-        await #expect(throws: StubListenerError.self) {
-            _ = try await server.listen(port: 0, as: URL(string: "https://api.github.com/v3")!)
+        for origin in ["https://api.github.com/v3", "https://user:pw@api.github.com"] {
+            await #expect(throws: StubListenerError.self) {
+                _ = try await server.listen(port: 0, as: URL(string: origin)!)
+            }
         }
     }
 

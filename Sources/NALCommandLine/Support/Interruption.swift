@@ -47,6 +47,7 @@ enum Interruption {
 
     private static func leave(_ number: Int32) -> Never {
         StandardInput.removeSpooled()
-        _exit(128 + number)
+        // A command stopped by design (`stubs serve`) ends with success even when its work outlives the patience.
+        _exit(stopsBySignal.load(ordering: .acquiring) ? 0 : 128 + number)
     }
 }

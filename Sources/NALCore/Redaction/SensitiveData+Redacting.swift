@@ -236,7 +236,10 @@ extension SensitiveData {
             next += 1
             while next < bytes.count, bytes[next] == 0x20 || bytes[next] == 0x09 { next += 1 }
             output += bytes[end..<next]
-            index = Self.replaceValue(in: bytes, at: next, into: &output)
+            // A credential header's value is several words (`Bearer token`, `a=1; b=2`): all of its line goes.
+            let name = String(decoding: bytes[index..<end], as: UTF8.self).lowercased()
+            index = Self.replaceValue(
+                in: bytes, at: next, into: &output, toLineEnd: Self.credentialHeaderNames.contains(name))
         }
         return String(decoding: output, as: UTF8.self)
     }
@@ -244,7 +247,12 @@ extension SensitiveData {
     /// Writes the marker in place of the value at `start`, quoted (with ", ' or an escaped quote such as \" or \\\",
     /// as documents inside strings write them) or a run up to a delimiter, keeping its quotes; returns where the
     /// value ends.
-    private static func replaceValue(in bytes: [UInt8], at start: Int, into output: inout [UInt8]) -> Int {
+    /// Names whose unquoted value in free text runs to the end of its line.
+    private static let credentialHeaderNames: Set = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+
+    private static func replaceValue(
+        in bytes: [UInt8], at start: Int, into output: inout [UInt8], toLineEnd: Bool = false
+    ) -> Int {
         var quoteEnd = start
         while quoteEnd < bytes.count, bytes[quoteEnd] == UInt8(ascii: "\\") { quoteEnd += 1 }
         if quoteEnd < bytes.count, isQuoteByte(bytes[quoteEnd]) {
@@ -261,7 +269,13 @@ extension SensitiveData {
             return end + quote.count
         }
         var end = start
-        while end < bytes.count, !valueDelimiters.contains(bytes[end]) { end += 1 }
+        if toLineEnd {
+            // To the line's end, or to where a JSON string that holds the text ends or escapes its line end.
+            let stops: Set<UInt8> = [0x0A, 0x0D, UInt8(ascii: "\""), UInt8(ascii: "\\")]
+            while end < bytes.count, !stops.contains(bytes[end]) { end += 1 }
+        } else {
+            while end < bytes.count, !valueDelimiters.contains(bytes[end]) { end += 1 }
+        }
         if end > start { output += marker.utf8 }
         return end
     }

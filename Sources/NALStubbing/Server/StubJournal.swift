@@ -20,13 +20,14 @@ struct StubJournal: Sendable {
     }
 
     /// Journals `request` and returns its number.
-    mutating func append(_ request: RecordedRequest) -> Int {
+    /// Appends `request` as `journaled(_:)` made it; its number.
+    mutating func append(journaled request: RecordedRequest) -> Int {
         let number = firstNumber + requests.count
         guard capacity > 0 else {
             firstNumber += 1
             return number
         }
-        requests.append(request.journaled(bodyLimit: bodyLimit))
+        requests.append(request)
         answers.append(nil)
         if requests.count > capacity {
             // Dropped in batches, so that a full journal does not shift its array on every request.

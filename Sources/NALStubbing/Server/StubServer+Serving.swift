@@ -83,12 +83,14 @@ extension StubServer {
 
     /// Journals a recorded request and finds its stub, as `lookUp(_:)` does.
     func lookUp(_ recorded: RecordedRequest) -> Lookup {
-        state.withLock { Self.lookUp(recorded, in: &$0) }
+        let journaled = recorded.journaled(bodyLimit: journaledBodyLimit)
+        return state.withLock { Self.lookUp(recorded, journaled: journaled, in: &$0) }
     }
 
-    /// `lookUp(_:)` inside the state's lock, for a caller that decides what to look up under the same lock.
-    static func lookUp(_ recorded: RecordedRequest, in state: inout State) -> Lookup {
-        let number = state.journal.append(recorded)
+    /// `lookUp(_:)` inside the state's lock, for a caller that decides what to look up under the same lock;
+    /// `journaled` is `recorded` as the journal keeps it, made before the lock.
+    static func lookUp(_ recorded: RecordedRequest, journaled: RecordedRequest, in state: inout State) -> Lookup {
+        let number = state.journal.append(journaled: journaled)
         if state.ignored.contains(where: { $0.matcher.matches(recorded) }) {
             return Lookup(number: number, recorded: recorded, answer: nil, ignored: true)
         }

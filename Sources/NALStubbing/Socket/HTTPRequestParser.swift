@@ -359,6 +359,11 @@ package struct HTTPRequestParser: Sendable {
         guard rest.isEmpty || rest.first == UInt8(ascii: ";") else {
             throw .badRequest("a chunk-size is followed by something other than an extension")
         }
+        // An extension is read past, and held to what a field value may hold.
+        if let control = rest.first(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+            let shown = control == 0 ? "NUL" : HTTPToken.hexByte(control)
+            throw .badRequest("a chunk extension holds \(shown)")
+        }
         let significant = digits.drop { $0 == UInt8(ascii: "0") }
         var size = 0
         let room = limits.body - (current?.body.count ?? 0)

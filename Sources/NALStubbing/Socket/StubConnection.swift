@@ -261,7 +261,9 @@ final class StubConnection: @unchecked Sendable {
             }
         } else {
             requestStarted = false
-            setDeadline(timeouts.idle)
+            // Idle only once the answers have gone out: until then the write deadline holds a client that does not
+            // read them.
+            if outgoing.count == sent { setDeadline(timeouts.idle) }
         }
     }
 

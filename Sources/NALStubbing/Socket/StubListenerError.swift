@@ -17,7 +17,8 @@ public enum StubListenerError: Error, Sendable, Equatable, CustomStringConvertib
         case .cannotListen(let host, let port, let reason):
             "cannot listen on \(host):\(port): \(reason)"
         case .invalidOrigin(let origin):
-            "\(origin) is not an origin to answer as: give a scheme (http or https) and a host, without a path"
+            "\(origin) is not an origin to answer as: give a scheme (http or https) and a host, without a path or a "
+                + "user name"
         }
     }
 }

@@ -66,7 +66,11 @@ extension StubServer {
     /// `scheme://host[:port]` of an origin URL.
     private static func originText(of url: URL) throws(StubListenerError) -> String {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil,
+            let host = url.host, !host.isEmpty, url.user == nil, url.password == nil,
+            host.unicodeScalars.allSatisfy({
+                $0.isASCII && ($0.properties.isAlphabetic || "0123456789.-:[]".unicodeScalars.contains($0))
+            }),
+            url.query == nil, url.fragment == nil,
             url.path.isEmpty || url.path == "/"
         else { throw .invalidOrigin(DisplayText.url(url)) }
         return RequestMatcher.origin(scheme: scheme, host: host.lowercased(), port: url.port)
@@ -93,7 +97,9 @@ extension StubServer {
         guard let answer = found.lookup.answer, !found.lookup.ignored else {
             guard found.lookup.ignored || unmatchedPolicy == .passThrough else {
                 let report = unmatchedReport(found.lookup.recorded)
-                Self.log.error("\(report, privacy: .public)")
+                // At info, not error: the 404's body carries the report, and a log written for every unmatched
+                // request would block the listener on a standard error nobody reads (a test harness's pipe).
+                Self.log.info("\(report, privacy: .public)")
                 let whole = ListenerPlayback.whole(
                     status: 404, headers: [("Content-Type", "text/plain; charset=utf-8")],
                     body: Data((report + "\n").utf8), to: parsed)
@@ -149,16 +155,20 @@ extension StubServer {
                     return (candidate, RecordedRequest(candidate))
                 }
             }
+        // Hashed outside the lock (a large body's digest), for each candidate the journal may keep.
+        let journaled = candidates.map { $0.1.journaled(bodyLimit: journaledBodyLimit) }
         return state.withLock { state in
             var chosen = candidates[0]
+            var chosenIndex = 0
             var best: StubEntry?
-            for candidate in candidates.count > 1 ? candidates : [] {
+            for (index, candidate) in (candidates.count > 1 ? candidates : []).enumerated() {
                 guard let entry = state.registry.peek(candidate.1) else { continue }
                 if let current = best, entry.rank <= current.rank { continue }
                 best = entry
                 chosen = candidate
+                chosenIndex = index
             }
-            return (chosen.0, Self.lookUp(chosen.1, in: &state))
+            return (chosen.0, Self.lookUp(chosen.1, journaled: journaled[chosenIndex], in: &state))
         }
     }
 

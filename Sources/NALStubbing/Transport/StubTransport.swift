@@ -132,7 +132,9 @@ public final class StubTransport<Service: RemoteService>: Transport {
                 method: current.httpMethod ?? "GET", url: current.url ?? URL(fileURLWithPath: "/"),
                 headers: current.allHTTPHeaderFields ?? [:],
                 body: Self.uploadedData(of: context.kind) ?? current.httpBody ?? Data())
-            _ = journalEntries.withLock { $0.append(recorded) }
+            // Hashed (a large body's digest) outside the lock.
+            let journaled = recorded.journaled(bodyLimit: journalEntries.withLock { $0.bodyLimit })
+            _ = journalEntries.withLock { $0.append(journaled: journaled) }
             guard let stubbed = response(for: current, context: context, followingRedirect: redirects > 0) else {
                 return try await realTransport.send(current, context: context)
             }

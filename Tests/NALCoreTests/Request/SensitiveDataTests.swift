@@ -134,6 +134,8 @@ struct SensitiveDataTests {
             ("user[password][value]=SEC1", "application/x-www-form-urlencoded"),
             ("payload=%7B%22password%22%3A%22SEC1%22%7D&x=1", "application/x-www-form-urlencoded"),
             ("log line: password = SEC1; next", "text/plain"),
+            ("GET /x HTTP/1.1\r\nAuthorization: Bearer SEC1\r\nHost: a", "text/plain"),
+            ("Cookie: theme=dark; session=SEC1\nnext line", nil),
         ] as [(String, String?)])
     func textBodies(body: String, contentType: String?) throws {
         let sent = list.redacting(body: Data(body.utf8), contentType: contentType)
