@@ -37,18 +37,40 @@ package enum BoundedFile {
         }
         if let problem = FileKind(mode: info.st_mode).problem { throw Failure(problem: problem) }
         guard Int64(info.st_size) <= Int64(limit) else { throw tooLarge(Int64(info.st_size), limit: limit) }
-        var data = Data(capacity: Int(info.st_size))
-        let chunk = 64 << 10
-        var buffer = [UInt8](repeating: 0, count: chunk)
+        // Read into a buffer of the size `fstat` gave, in one allocation; a file that grows meanwhile is read on, up
+        // to the limit, and one that shrinks ends where it ends.
+        var data = Data(count: Int(info.st_size))
+        var filled = 0
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, chunk) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Failure(problem: "cannot be read: \(String(cString: strerror(errno)))")
+            if filled == data.count {
+                guard data.count < limit else {
+                    // At the limit: one more byte means too large.
+                    var probe: UInt8 = 0
+                    let extra = Self.readRetrying(descriptor, &probe, 1)
+                    if extra < 0 { throw Failure(problem: "cannot be read: \(String(cString: strerror(errno)))") }
+                    if extra > 0 { throw tooLarge(Int64(limit) + 1, limit: limit) }
+                    return data
+                }
+                data.count = min(limit, max(data.count * 2, data.count + (64 << 10)))
             }
-            if count == 0 { return data }
-            guard data.count + count <= limit else { throw tooLarge(Int64(data.count + count), limit: limit) }
-            data.append(contentsOf: buffer[..<count])
+            let count = data.withUnsafeMutableBytes { buffer in
+                Self.readRetrying(descriptor, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
+            }
+            if count < 0 { throw Failure(problem: "cannot be read: \(String(cString: strerror(errno)))") }
+            if count == 0 {
+                data.count = filled
+                return data
+            }
+            filled += count
+        }
+    }
+
+    /// `read(2)`, again after an interruption.
+    private static func readRetrying(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+        while true {
+            let result = read(descriptor, buffer, count)
+            if result < 0, errno == EINTR { continue }
+            return result
         }
     }
 

@@ -205,6 +205,29 @@ struct StubListenerTests {
         #expect(try await client.request(endpoint(listener, "fine")).string() == "fine")
     }
 
+    @Test(
+        "a file body plays whole; an unmatched request passes through to the origin answered as, and is recorded",
+        .enabled(if: HTTPBin.url != nil, HTTPBin.skipReason))
+    func fileBodyAndRecording() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("body.bin")
+        let content = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 * 31 + $0 / 977) })
+        try content.write(to: file)
+        let cassette = directory.appendingPathComponent("passed.har")
+        let server = StubServer(unmatched: .passThrough, recordingTo: cassette)
+        server.stub(.path("/file"), response: .file(file))
+        let listener = try await server.listen(port: 0, as: HTTPBin.url)
+        defer { Task { await listener.stop() } }
+        let played = try await client.request(endpoint(listener, "file"))
+        let whole = played.data == content
+        #expect(whole, "\(played.data.count) bytes of 300,000")
+        let passed = try await client.request(endpoint(listener, "get"))
+        #expect(passed.statusCode == 200 && (passed.string() ?? "").contains("\"url\""), "\(passed.statusCode)")
+        let recorded = try String(contentsOf: cassette, encoding: .utf8)
+        #expect(recorded.contains("/get") && !recorded.contains("/file"))
+    }
+
     @Test("stop() closes the socket: calls after it fail, and the port can be listened on again")
     func stop() async throws {
         let server = StubServer()

@@ -95,17 +95,21 @@ struct StubRegistry: Sendable {
     private var byURLPiece: [String: [StubEntry]] = [:]
     private var patterns: [StubEntry] = []
     private(set) var all: [UInt64: StubEntry] = [:]
-    /// The origins the stubs' matchers name, with how many name each.
-    private var origins: [String: Int] = [:] {
-        didSet { knownOrigins = origins.keys.sorted() }
-    }
+    /// The origins the stubs' matchers name, in order: found when a listener first asks after a change, so that
+    /// registering stubs costs nothing more when no listener serves them.
+    private var sortedOrigins: [String]?
 
-    /// The origins the stubs' matchers name (`https://api.example.com`), in order; kept sorted as stubs come and go.
-    private(set) var knownOrigins: [String] = []
+    /// The origins the stubs' matchers name (`https://api.example.com`), in order.
+    mutating func knownOrigins() -> [String] {
+        if let sortedOrigins { return sortedOrigins }
+        let sorted = Set(all.values.flatMap { $0.matcher.namedOrigins }).sorted()
+        sortedOrigins = sorted
+        return sorted
+    }
 
     mutating func add(_ entry: StubEntry) {
         all[entry.id] = entry
-        for origin in Set(entry.matcher.namedOrigins) { origins[origin, default: 0] += 1 }
+        sortedOrigins = nil
         if let key = entry.matcher.indexKey {
             indexed[key, default: []].append(entry)
         } else if let piece = entry.matcher.requiredURLPiece {
@@ -117,10 +121,7 @@ struct StubRegistry: Sendable {
 
     mutating func remove(_ id: UInt64) {
         guard let entry = all.removeValue(forKey: id) else { return }
-        for origin in Set(entry.matcher.namedOrigins) {
-            origins[origin, default: 1] -= 1
-            if origins[origin] == 0 { origins[origin] = nil }
-        }
+        sortedOrigins = nil
         if let key = entry.matcher.indexKey {
             indexed[key]?.removeAll { $0.id == id }
             if indexed[key]?.isEmpty == true { indexed[key] = nil }

@@ -87,7 +87,7 @@ extension StubServer {
                 status: status, headers: [("Content-Type", type)], body: body, to: parsed)
             return .now(bytes: whole.bytes, keepAlive: whole.keepAlive, delivered: nil)
         }
-        let knownOrigins = state.withLock { $0.registry.knownOrigins }
+        let knownOrigins = state.withLock { $0.registry.knownOrigins() }
         let origins = context.origin.map { [$0] } ?? [context.base] + knownOrigins
         guard let first = origins.first, let request = context.request(for: parsed, origin: first) else {
             let refusal = RequestRefusal.badRequest("the request target is not a URL")
