@@ -31,8 +31,10 @@ final class SpillFile: @unchecked Sendable {
     let url: URL
     /// The producer's write offset; only the producer touches it.
     private var end: Int64 = 0
-    /// Up to where the consumer's reads have been handed back to the file system; only the consumer touches it.
-    private var released: Int64 = 0
+    /// Up to where the disk blocks were handed back. Read and written by successive reads, which run on different
+    /// threads of the read queue one after another: atomic, so that the order between them is one a race detector
+    /// sees too (it missed the one through the consumer's continuation).
+    private let released = Atomic<Int64>(0)
     private static let readQueue = DispatchQueue(label: "dev.nal.stream-spill", attributes: .concurrent)
     /// Read ranges are handed back in steps of this many bytes.
     private static let releaseStep: Int64 = 8 << 20
@@ -118,11 +120,12 @@ final class SpillFile: @unchecked Sendable {
     /// Frees the disk blocks of what the consumer has read (a hole punched in the file; its size stays).
     private func release(upTo offset: Int64) {
         #if os(Linux)
+            let released = self.released.load(ordering: .acquiring)
             guard offset - released >= Self.releaseStep else { return }
             // FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE. A file system without holes keeps the blocks until the
             // body ends; nothing else depends on it.
             _ = Self.punchHole?(descriptor, 0x02 | 0x01, off_t(released), off_t(offset - released))
-            released = offset
+            self.released.store(offset, ordering: .releasing)
             Self.trimHeap()
         #endif
     }
