@@ -207,7 +207,9 @@ struct StubServerSafetyTests {
     @Test("a plain client's resource timeout ends a body still flowing; its request timeout does not, once it flows")
     func plainClientTimeoutsDuringTheBody() async throws {
         let server = StubServer()
-        server.stub(.path("/long"), response: StubResponse(body: Data(count: 50_000)).throttled(bytesPerSecond: 10_000))
+        // 20 s of body: the bound below (1 s and a loaded machine's slack) stays well short of it.
+        server.stub(
+            .path("/long"), response: StubResponse(body: Data(count: 200_000)).throttled(bytesPerSecond: 10_000))
         server.stub(
             .path("/flowing"), response: StubResponse(body: Data(count: 30_000)).throttled(bytesPerSecond: 10_000))
         let bounded = server.makeSessionConfiguration()
@@ -216,7 +218,7 @@ struct StubServerSafetyTests {
         let start = clock.now
         do {
             _ = try await URLSession(configuration: bounded).data(from: try #require(URL(string: Self.base + "/long")))
-            Issue.record("a 5 s body outlived a 1 s resource timeout")
+            Issue.record("a 20 s body outlived a 1 s resource timeout")
         } catch let error as URLError {
             #expect(error.code == .timedOut)
         }
