@@ -87,6 +87,14 @@ struct StubRegistry: Sendable {
     enum Answer: Sendable {
         case response(StubResponse)
         case handler(@Sendable (URLRequest) async throws -> StubResponse)
+
+        /// The response for `request`: the stubbed one, or what the handler makes of the request.
+        func response(for request: URLRequest) async throws -> StubResponse {
+            switch self {
+            case .response(let stubbed): stubbed
+            case .handler(let handler): try await handler(request)
+            }
+        }
     }
 
     private var indexed: [StubIndexKey: [StubEntry]] = [:]

@@ -111,16 +111,11 @@ extension StubServer {
         var answer = firstAnswer
         while true {
             let response: StubResponse
-            switch answer {
-            case .response(let stubbed):
-                response = stubbed
-            case .handler(let handler):
-                do {
-                    response = try await handler(exchange.request)
-                } catch {
-                    output.fail(error)
-                    return
-                }
+            do {
+                response = try await answer.response(for: exchange.request)
+            } catch {
+                output.fail(error)
+                return
             }
             let playback = StubPlayback(response: response)
             do {

@@ -120,19 +120,13 @@ extension StubServer {
         }
         return .later { connection in
             let response: StubResponse
-            switch answer {
-            case .response(let stubbed):
-                response = stubbed
-            case .handler(let handler):
-                do {
-                    response = try await handler(found.request)
-                } catch {
-                    // A client on a socket cannot be handed a Swift error: the connection ends, as a network
-                    // error's.
-                    Self.log.error("a stub handler failed: \(String(describing: error), privacy: .public)")
-                    connection.drop()
-                    return
-                }
+            do {
+                response = try await answer.response(for: found.request)
+            } catch {
+                // A client on a socket cannot be handed a Swift error: the connection ends, as a network error's.
+                Self.log.error("a stub handler failed: \(String(describing: error), privacy: .public)")
+                connection.drop()
+                return
             }
             self.journal(response, for: found.lookup.number)
             await playback(response).play(on: connection)
