@@ -65,11 +65,14 @@ struct HTTPBinTransferTests {
         let endpoint = HTTPBin.endpoint(
             "drip",
             requestType: .downloadParameters(
-                ["numbytes": 10, "duration": 1, "delay": 0], encoding: URLEncoding.queryString,
+                ["numbytes": 10, "duration": 2, "delay": 0], encoding: URLEncoding.queryString,
                 destination: .file(destination)))
         let (events, response) = try await TransferFiles.collect(client, endpoint)
         #expect(response.fileURL != nil)
-        #expect(events.count >= 3, "\(events.count) events for 10 bytes dripped over a second")
+        // A loaded machine may read several dripped bytes at once, so ask only for one event mid-body.
+        #expect(
+            events.contains { $0.bytesReceived > 0 && $0.bytesReceived < 10 },
+            "\(events.map(\.bytesReceived)) received for 10 bytes dripped over two seconds")
         #expect(TransferFiles.isMonotonic(events))
         #expect(events.last?.fractionCompleted == 1.0)
         #expect(events.last?.bytesReceived == 10 && events.last?.totalBytesToReceive == 10)
