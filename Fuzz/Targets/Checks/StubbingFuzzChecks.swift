@@ -9,8 +9,9 @@ package enum StubbingFuzzChecks {
     private static let file = URL(fileURLWithPath: "/fuzz/input")
 
     /// A `.tail` file that loads, written again, loads to the same stub: method and URL patterns, status, headers
-    /// and body. One that does not load fails with a located error.
+    /// and body. One that does not load fails with a located error. Its first lines also try `literalPattern`.
     package static func tail(_ data: Data) throws(FuzzFailure) {
+        try literalPattern(data)
         let parsed: TailFile
         do {
             parsed = try TailFile(data, file: file, placeholders: ["name": "Ada", "id": "{{ 7 }}"])
@@ -37,6 +38,29 @@ package enum StubbingFuzzChecks {
         try FuzzFailure.check(
             again.response.headers == expected, "the headers changed: \(expected) became \(again.response.headers)")
         try FuzzFailure.check(again.contents == parsed.contents, "the body changed")
+    }
+
+    /// A pattern matched as plain text (`LiteralPattern`) answers as ICU does, or leaves the answer to it: the
+    /// input's first line is the pattern, the rest the text matched.
+    package static func literalPattern(_ data: Data) throws(FuzzFailure) {
+        let bytes = [UInt8](data)
+        let lineEnd = bytes.firstIndex(of: 0x0A) ?? bytes.count
+        let pattern = String(decoding: bytes[..<lineEnd], as: UTF8.self)
+        let subject = String(decoding: bytes[min(lineEnd + 1, bytes.count)...], as: UTF8.self)
+        for caseInsensitive in [false, true] {
+            guard let literal = LiteralPattern(pattern, caseInsensitive: caseInsensitive),
+                let answer = literal.matches(subject)
+            else { continue }
+            guard
+                let regex = try? NSRegularExpression(
+                    pattern: pattern, options: caseInsensitive ? [.caseInsensitive] : [])
+            else { throw FuzzFailure("\(pattern.debugDescription) is a literal but no regex") }
+            let expected = regex.firstMatch(in: subject, range: NSRange(subject.startIndex..., in: subject)) != nil
+            try FuzzFailure.check(
+                answer == expected,
+                "\(pattern.debugDescription) on \(subject.debugDescription) (case-insensitive \(caseInsensitive)): "
+                    + "the literal says \(answer), ICU \(expected)")
+        }
     }
 
     /// A HAR file that loads, written again, loads to the same entries; one that does not load fails with a

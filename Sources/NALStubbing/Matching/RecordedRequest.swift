@@ -60,6 +60,15 @@ public struct RecordedRequest: Sendable, Equatable, CustomStringConvertible {
             headers: request.allHTTPHeaderFields ?? [:], body: body)
     }
 
+    /// This record as a `URLRequest`: for handlers and the network, which take one.
+    var urlRequest: URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if !body.isEmpty { request.httpBody = body }
+        return request
+    }
+
     /// The value of the header `name`, in any letter case.
     public func header(_ name: String) -> String? {
         headers.headerValue(name)

@@ -172,8 +172,13 @@ struct StubRegistry: Sendable {
         }
         indexed[StubIndexKey(request)]?.forEach(consider)
         if !byURLPiece.isEmpty {
-            for piece in request.url.absoluteString.lowercased().split(separator: "/") {
-                byURLPiece[String(piece)]?.forEach(consider)
+            let url = request.url.absoluteString.lowercased()
+            var start = url.utf8.startIndex
+            // The pieces between slashes, without `split`'s array: this runs for every request.
+            while start < url.utf8.endIndex {
+                let end = url.utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? url.utf8.endIndex
+                if start < end { byURLPiece[String(url[start..<end])]?.forEach(consider) }
+                start = end < url.utf8.endIndex ? url.utf8.index(after: end) : end
             }
         }
         patterns.forEach(consider)

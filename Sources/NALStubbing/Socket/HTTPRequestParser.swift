@@ -100,9 +100,9 @@ package struct HTTPRequestParser: Sendable {
                 return nil
             case .head:
                 let limit = current == nil ? limits.requestLine : limits.head
-                guard let line = try nextLine(limit: limit, tooLong: headTooLarge) else { return nil }
+                guard let line = try nextLine(limit: limit, tooLong: .head) else { return nil }
                 headBytes += line.count + 2
-                guard headBytes <= limits.head + 2 else { throw headTooLarge }
+                guard headBytes <= limits.head + 2 else { throw refusal(.head) }
                 if current == nil {
                     // RFC 9112 §2.2: empty lines before a request line are ignored.
                     if line.isEmpty { continue }
@@ -123,7 +123,7 @@ package struct HTTPRequestParser: Sendable {
                 }
                 return completed()
             case .chunkSize:
-                guard let line = try nextLine(limit: 4096, tooLong: .badRequest("a chunk-size line is over 4 KiB"))
+                guard let line = try nextLine(limit: 4096, tooLong: .chunkSize)
                 else { return nil }
                 let size = try chunkSize(line)
                 state = size == 0 ? .trailers : .chunkData(remaining: size)
@@ -135,15 +135,13 @@ package struct HTTPRequestParser: Sendable {
                 }
                 state = .chunkEnd
             case .chunkEnd:
-                let notEnded = RequestRefusal.badRequest("a chunk's data does not end where its chunk-size says")
-                guard let line = try nextLine(limit: 0, tooLong: notEnded) else { return nil }
-                guard line.isEmpty else { throw notEnded }
+                guard let line = try nextLine(limit: 0, tooLong: .chunkEnd) else { return nil }
+                guard line.isEmpty else { throw refusal(.chunkEnd) }
                 state = .chunkSize
             case .trailers:
-                let tooLarge = RequestRefusal(431, "the trailer section is over \(limits.head) bytes")
-                guard let line = try nextLine(limit: limits.head, tooLong: tooLarge) else { return nil }
+                guard let line = try nextLine(limit: limits.head, tooLong: .trailers) else { return nil }
                 headBytes += line.count + 2
-                guard headBytes <= limits.head + 2 else { throw tooLarge }
+                guard headBytes <= limits.head + 2 else { throw refusal(.trailers) }
                 if line.isEmpty { return completed() }
                 // Trailer fields are checked as fields are, then left out: no stub matches on them.
                 _ = try Self.field(line)
@@ -155,10 +153,21 @@ package struct HTTPRequestParser: Sendable {
         }
     }
 
-    private var headTooLarge: RequestRefusal {
-        current == nil
-            ? RequestRefusal(414, "the request line is over \(limits.requestLine) bytes")
-            : RequestRefusal(431, "the head is over \(limits.head) bytes")
+    /// Which line ran past its limit: its refusal is made only then, not for every line read.
+    private enum LongLine {
+        case head, chunkSize, chunkEnd, trailers
+    }
+
+    private func refusal(_ line: LongLine) -> RequestRefusal {
+        switch line {
+        case .head:
+            current == nil
+                ? RequestRefusal(414, "the request line is over \(limits.requestLine) bytes")
+                : RequestRefusal(431, "the head is over \(limits.head) bytes")
+        case .chunkSize: .badRequest("a chunk-size line is over 4 KiB")
+        case .chunkEnd: .badRequest("a chunk's data does not end where its chunk-size says")
+        case .trailers: RequestRefusal(431, "the trailer section is over \(limits.head) bytes")
+        }
     }
 
     /// Decides how the body of the head just ended is framed; the event to report now, if any.
@@ -217,18 +226,18 @@ package struct HTTPRequestParser: Sendable {
 
     /// The next line without its line end (CRLF or a bare LF), or `nil` until its end has come.
     /// - Throws: `tooLong` past `limit` bytes, or a bare CR.
-    private mutating func nextLine(limit: Int, tooLong: RequestRefusal) throws(RequestRefusal) -> ArraySlice<UInt8>? {
+    private mutating func nextLine(limit: Int, tooLong: LongLine) throws(RequestRefusal) -> ArraySlice<UInt8>? {
         scanned = max(scanned, start)
         guard let end = buffer[scanned...].firstIndex(of: 0x0A) else {
             scanned = buffer.count
             // A CR may wait for its LF; the line is too long already when the bytes without the CR are.
             let pending = buffer.count - start - (buffer.last == 0x0D ? 1 : 0)
-            if pending > limit { throw tooLong }
+            if pending > limit { throw refusal(tooLong) }
             return nil
         }
         var line = buffer[start..<end]
         if line.last == 0x0D { line = line.dropLast() }
-        guard line.count <= limit else { throw tooLong }
+        guard line.count <= limit else { throw refusal(tooLong) }
         if line.contains(0x0D) { throw .badRequest("a line of the request holds a bare CR") }
         start = end + 1
         scanned = start
@@ -247,17 +256,23 @@ package struct HTTPRequestParser: Sendable {
 
     /// `method SP request-target SP HTTP-version` (RFC 9112 §3), with single spaces.
     private static func requestLine(_ line: ArraySlice<UInt8>) throws(RequestRefusal) -> ParsedRequest {
-        let parts = line.split(separator: 0x20, omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
+        // Split at its first two spaces by hand (`split` made an array for every request); a third space makes a
+        // version that is no HTTP version.
+        guard let firstSpace = line.firstIndex(of: 0x20),
+            let secondSpace = line[(firstSpace + 1)...].firstIndex(of: 0x20)
+        else { throw .badRequest("the request line is not `METHOD target HTTP/1.1`") }
+        let method = line[..<firstSpace]
+        let target = line[(firstSpace + 1)..<secondSpace]
+        let version = line[(secondSpace + 1)...]
+        guard !method.isEmpty, !target.isEmpty else {
             throw .badRequest("the request line is not `METHOD target HTTP/1.1`")
         }
-        guard parts[0].allSatisfy(HTTPToken.isTokenCharacter) else {
+        guard method.allSatisfy(HTTPToken.isTokenCharacter) else {
             throw .badRequest("the method is not a token")
         }
-        guard parts[1].allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else {
+        guard target.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else {
             throw .badRequest("the request target holds a control character or a space")
         }
-        let version = parts[2]
         let isHTTP10: Bool
         if version.elementsEqual("HTTP/1.1".utf8) {
             isHTTP10 = false
@@ -271,7 +286,7 @@ package struct HTTPRequestParser: Sendable {
             throw .badRequest("the request line does not end in HTTP/1.1")
         }
         return ParsedRequest(
-            method: String(decoding: parts[0], as: UTF8.self), target: String(decoding: parts[1], as: UTF8.self),
+            method: String(decoding: method, as: UTF8.self), target: String(decoding: target, as: UTF8.self),
             isHTTP10: isHTTP10, fields: [], body: Data())
     }
 

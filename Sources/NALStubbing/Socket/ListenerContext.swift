@@ -1,3 +1,5 @@
+import NALSupport
+
 #if canImport(FoundationNetworking)
     import Foundation
     import FoundationNetworking
@@ -14,37 +16,10 @@ struct ListenerContext: Sendable {
     let origin: String?
     let admin: Bool
 
-    /// The `URLRequest` a parsed request stands for, sent to `origin`; `nil` when its target makes no URL.
-    func request(for parsed: ParsedRequest, origin: String) -> URLRequest? {
-        guard let url = url(of: parsed.target, origin: origin) else { return nil }
-        var request = URLRequest(url: url)
-        request.httpMethod = parsed.method
-        var headers: [String: String] = [:]
-        var spelling: [String: String] = [:]
-        for field in parsed.fields {
-            // Repeated fields are joined as RFC 9110 §5.3 combines them, under the first spelling of the name.
-            let key = field.name.lowercased()
-            let name = spelling[key] ?? field.name
-            spelling[key] = name
-            headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
-        }
-        request.allHTTPHeaderFields = headers
-        if !parsed.body.isEmpty { request.httpBody = parsed.body }
-        return request
-    }
-
-    /// `request`'s URL as sent to `origin` instead.
-    func url(of request: URLRequest, origin: String) -> URL? {
-        guard let url = request.url, let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-            return nil
-        }
-        let query = components.percentEncodedQuery.map { "?" + $0 } ?? ""
-        return URL(string: origin + components.percentEncodedPath + query)
-    }
-
-    /// The URL of a request target (`/path?query`, an absolute URL, or `*`) at `origin`; `nil` for a target that
+    /// The URL a request target (`/path?query`, an absolute URL, or `*`) asks for at `origin`, and its path and
+    /// query as they went into it, escaped where a URL would not take the target's bytes; `nil` for a target that
     /// is none of these.
-    private func url(of target: String, origin: String) -> URL? {
+    func url(of target: String, at origin: String) -> (url: URL, pathAndQuery: String)? {
         var pathAndQuery = target
         if target == "*" {
             pathAndQuery = "/"
@@ -59,9 +34,31 @@ struct ListenerContext: Sendable {
             guard path.hasPrefix("/") else { return nil }
             pathAndQuery = path + (absolute.percentEncodedQuery.map { "?" + $0 } ?? "")
         }
-        if let url = URL(string: origin + pathAndQuery) { return url }
+        if let url = URL(string: origin + pathAndQuery) { return (url, pathAndQuery) }
         // Bytes a URL does not take as they are (raw UTF-8, a stray `%`) are escaped; valid escapes are kept.
-        return URL(string: origin + Self.escaped(pathAndQuery))
+        let escaped = Self.escaped(pathAndQuery)
+        return URL(string: origin + escaped).map { ($0, escaped) }
+    }
+
+    /// `pathAndQuery` at `origin`.
+    func url(_ pathAndQuery: String, at origin: String) -> URL? {
+        URL(string: origin + pathAndQuery)
+    }
+
+    /// A parsed request's header fields as a `RecordedRequest` holds them: repeated fields joined as RFC 9110 §5.3
+    /// combines them, under the first spelling of the name.
+    static func headers(of parsed: ParsedRequest) -> [String: String] {
+        // A few fields each: a scan finds a repeated name for less than hashing lower-cased copies would cost.
+        var merged: [(name: String, value: String)] = []
+        merged.reserveCapacity(parsed.fields.count)
+        for field in parsed.fields {
+            if let index = merged.firstIndex(where: { HTTPToken.equalsIgnoringASCIICase($0.name, field.name) }) {
+                merged[index].value += ", " + field.value
+            } else {
+                merged.append((field.name, field.value))
+            }
+        }
+        return Dictionary(merged, uniquingKeysWith: { first, _ in first })
     }
 
     /// `text` with every byte a request target may not hold as it is percent-encoded, `%XX` escapes kept.

@@ -89,11 +89,14 @@ extension StubServer {
         }
         let knownOrigins = state.withLock { $0.registry.knownOrigins() }
         let origins = context.origin.map { [$0] } ?? [context.base] + knownOrigins
-        guard let first = origins.first, let request = context.request(for: parsed, origin: first) else {
+        guard let first = origins.first, let (url, pathAndQuery) = context.url(of: parsed.target, at: first) else {
             let refusal = RequestRefusal.badRequest("the request target is not a URL")
             return .now(bytes: ListenerResponseHead.refusal(refusal), keepAlive: false, delivered: nil)
         }
-        let found = lookUp(request, trying: origins.dropFirst(), context)
+        // Matched as a RecordedRequest, made once: a URLRequest is made only for a handler or the network.
+        let request = RecordedRequest(
+            method: parsed.method, url: url, headers: ListenerContext.headers(of: parsed), body: parsed.body)
+        let found = lookUp(request, at: pathAndQuery, trying: origins.dropFirst(), context)
         guard let answer = found.lookup.answer, !found.lookup.ignored else {
             guard found.lookup.ignored || unmatchedPolicy == .passThrough else {
                 let report = unmatchedReport(found.lookup.recorded)
@@ -106,7 +109,7 @@ extension StubServer {
                 return .now(bytes: whole.bytes, keepAlive: whole.keepAlive, delivered: nil)
             }
             return .later { connection in
-                await self.passThrough(found.request, found.lookup, parsed, context, connection)
+                await self.passThrough(found.lookup, parsed, context, connection)
             }
         }
         let playback: @Sendable (StubResponse) -> ListenerPlayback = { response in
@@ -121,7 +124,7 @@ extension StubServer {
         return .later { connection in
             let response: StubResponse
             do {
-                response = try await answer.response(for: found.request)
+                response = try await answer.response(for: found.lookup.recorded.urlRequest)
             } catch {
                 // A client on a socket cannot be handed a Swift error: the connection ends, as a network error's.
                 Self.log.error("a stub handler failed: \(String(describing: error), privacy: .public)")
@@ -138,38 +141,35 @@ extension StubServer {
     /// (by priority, then specificity, then the newest) matches, or as `request` when none matches. Chosen and
     /// claimed under one lock, so that a sequence's next answer cannot go to another request in between.
     private func lookUp(
-        _ request: URLRequest, trying others: ArraySlice<String>, _ context: ListenerContext
-    ) -> (request: URLRequest, lookup: Lookup) {
+        _ request: RecordedRequest, at pathAndQuery: String, trying others: ArraySlice<String>,
+        _ context: ListenerContext
+    ) -> (request: RecordedRequest, lookup: Lookup) {
         let candidates =
-            [(request, RecordedRequest(request))]
+            [request]
             + others.compactMap { origin in
-                context.url(of: request, origin: origin).map { url -> (URLRequest, RecordedRequest) in
-                    var candidate = request
-                    candidate.url = url
-                    return (candidate, RecordedRequest(candidate))
+                context.url(pathAndQuery, at: origin).map {
+                    RecordedRequest(method: request.method, url: $0, headers: request.headers, body: request.body)
                 }
             }
         // Hashed outside the lock (a large body's digest), for each candidate the journal may keep.
-        let journaled = candidates.map { $0.1.journaled(bodyLimit: journaledBodyLimit) }
+        let journaled = candidates.map { $0.journaled(bodyLimit: journaledBodyLimit) }
         return state.withLock { state in
-            var chosen = candidates[0]
             var chosenIndex = 0
             var best: StubEntry?
             for (index, candidate) in (candidates.count > 1 ? candidates : []).enumerated() {
-                guard let entry = state.registry.peek(candidate.1) else { continue }
+                guard let entry = state.registry.peek(candidate) else { continue }
                 if let current = best, entry.rank <= current.rank { continue }
                 best = entry
-                chosen = candidate
                 chosenIndex = index
             }
-            return (chosen.0, Self.lookUp(chosen.1, journaled: journaled[chosenIndex], in: &state))
+            let chosen = candidates[chosenIndex]
+            return (chosen, Self.lookUp(chosen, journaled: journaled[chosenIndex], in: &state))
         }
     }
 
     /// An unmatched request the server passes through: the origin's own answer.
     private func passThrough(
-        _ request: URLRequest, _ found: Lookup, _ parsed: ParsedRequest, _ context: ListenerContext,
-        _ connection: StubConnection
+        _ found: Lookup, _ parsed: ParsedRequest, _ context: ListenerContext, _ connection: StubConnection
     ) async {
         guard context.origin != nil else {
             let text =
@@ -183,6 +183,7 @@ extension StubServer {
         do {
             let started = Date()
             let clock = ContinuousClock.now
+            let request = found.recorded.urlRequest
             var outgoing = request
             for name in ListenerResponseHead.framingNames + ["Host"] {
                 outgoing.setValue(nil, forHTTPHeaderField: name)

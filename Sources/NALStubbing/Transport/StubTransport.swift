@@ -67,13 +67,7 @@ public final class StubTransport<Service: RemoteService>: Transport {
     /// The requests this transport was sent, oldest first (redirects included), at most `journalCapacity`; a body
     /// over the journal's limit is left out (see `journal` for its digest).
     public var requests: [URLRequest] {
-        journalEntries.withLock { $0.requests }.map { recorded in
-            var request = URLRequest(url: recorded.url)
-            request.httpMethod = recorded.method
-            for (name, value) in recorded.headers { request.setValue(value, forHTTPHeaderField: name) }
-            if !recorded.body.isEmpty { request.httpBody = recorded.body }
-            return request
-        }
+        journalEntries.withLock { $0.requests }.map(\.urlRequest)
     }
 
     /// The requests this transport was sent, as a `StubServer` journals them: bodies (an upload's in-memory bytes
