@@ -56,10 +56,13 @@ package enum HTTPToken {
 
     /// Whether two header names are equal ignoring ASCII letter case, without allocating.
     package static func equalsIgnoringASCIICase(_ lhs: String, _ rhs: String) -> Bool {
-        let left = lhs.utf8
-        let right = rhs.utf8
-        guard left.count == right.count else { return false }
-        return zip(left, right).allSatisfy { lowered($0) == lowered($1) }
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        var left = lhs.utf8.makeIterator()
+        var right = rhs.utf8.makeIterator()
+        while let leftByte = left.next(), let rightByte = right.next() {
+            guard lowered(leftByte) == lowered(rightByte) else { return false }
+        }
+        return true
     }
 
     @inline(__always)

@@ -62,6 +62,23 @@ struct StubListenerProtocolTests {
         #expect(text.components(separatedBy: "Content-Length: 12\r\n").count == 3, "\(text)")
     }
 
+    @Test("a field sent twice is one header, its values joined in order under its first spelling (RFC 9110 §5.3)")
+    func repeatedFields() async throws {
+        let server = Self.echoServer()
+        let listener = try await server.listen(port: 0)
+        defer { Task { await listener.stop() } }
+        let socket = try RawSocket(port: listener.port)
+        // X-Latin's value is ISO-8859-1 (0xE9, é), as RFC 9110 §5.5 allows: kept as that text, not replaced.
+        await socket.send(
+            Data("GET /r HTTP/1.1\r\nHost: x\r\nX-Tag: a\r\nx-tag: b\r\nX-TAG: c\r\nX-Latin: caf".utf8) + Data([0xE9])
+                + Data("\r\n\r\n".utf8))
+        _ = await socket.receive { String(decoding: $0, as: UTF8.self).contains("/r:") }
+        let recorded = try #require(server.requests.last)
+        #expect(recorded.headers["X-Tag"] == "a, b, c", "\(recorded.headers)")
+        #expect(recorded.headers["X-Latin"] == "caf\u{E9}", "\(recorded.headers)")
+        #expect(recorded.headers.keys.filter { $0.lowercased() == "x-tag" }.count == 1)
+    }
+
     @Test("Expect: 100-continue gets the interim answer before the body; Connection: close and HTTP/1.0 close")
     func continueAndClose() async throws {
         let server = Self.echoServer()
@@ -147,6 +164,13 @@ struct StubListenerProtocolTests {
             Hostile(
                 name: "chunked twice",
                 bytes: "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, chunked\r\n\r\n",
+                status: 400),
+            Hostile(
+                name: "two Host fields in different letter cases",
+                bytes: "GET / HTTP/1.1\r\nHost: x\r\nhost: y\r\n\r\n", status: 400),
+            Hostile(
+                name: "content-length in lower case beside Transfer-Encoding",
+                bytes: "POST / HTTP/1.1\r\nHost: x\r\ncontent-length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
                 status: 400),
             Hostile(
                 name: "Transfer-Encoding in HTTP/1.0",

@@ -235,7 +235,7 @@ struct StubServerSafetyTests {
     @Test("the journal keeps the last requests up to its capacity, large bodies as a digest, and can be cleared")
     func boundedJournal() async throws {
         let server = StubServer(journalCapacity: 100, journaledBodyLimit: 1_000)
-        server.stub(.any, response: .string("ok"))
+        server.stub(.any) { .string("answer to \($0.url?.lastPathComponent ?? "")") }
         let client = server.client()
         for index in 0..<250 {
             let body = index == 249 ? Data(count: 5_000) : Data("small \(index)".utf8)
@@ -245,11 +245,22 @@ struct StubServerSafetyTests {
                     requestType: .data(body)))
         }
         let journal = server.requests
-        #expect(journal.count <= 100 && journal.count >= 90)
+        // Exactly the last 100, oldest first.
+        #expect(journal.map(\.url.lastPathComponent) == (150..<250).map { "p\($0)" })
         #expect(journal.last?.url.lastPathComponent == "p249")
         #expect(journal.last?.body.isEmpty == true && journal.last?.bodyLength == 5_000)
         #expect(journal.last?.bodySHA256 == "7ca5bd879f393d9dd05b14f38add9c0fc6b67928f7f2d261b2e47a32ee8219e3")
         #expect(journal.dropLast().last?.body == Data("small 248".utf8))
+        // Each request kept is exported with its own answer.
+        let har = try #require(
+            try JSONSerialization.jsonObject(with: server.exportHAR()) as? [String: Any])
+        let entries = try #require((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+        #expect(entries.count == 100)
+        for entry in entries {
+            let url = try #require((entry["request"] as? [String: Any])?["url"] as? String)
+            let text = ((entry["response"] as? [String: Any])?["content"] as? [String: Any])?["text"] as? String
+            #expect(text == "answer to \(url.split(separator: "/").last ?? "")", "\(url)")
+        }
         server.clearJournal()
         #expect(server.requests.isEmpty)
     }

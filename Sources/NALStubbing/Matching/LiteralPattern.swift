@@ -41,20 +41,23 @@ package struct LiteralPattern: Sendable, Equatable {
     /// Whether `subject` matches, as `NSRegularExpression.firstMatch` would find; `nil` when only the regex can
     /// tell.
     package func matches(_ subject: String) -> Bool? {
-        var bytes = Array(subject.utf8)
-        if caseInsensitive {
-            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
-            bytes = bytes.map(Self.lowercased)
-        }
-        guard anchoredAtEnd else { return found(in: bytes[...]) }
+        var subject = subject
+        // Over the string's own bytes: a copy per request cost more than the comparison.
+        return subject.withUTF8 { matches($0) }
+    }
+
+    private func matches(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        if caseInsensitive, bytes.contains(where: { $0 >= 0x80 }) { return nil }
+        let whole = bytes[...]
+        guard anchoredAtEnd else { return found(in: whole) }
         // `$` also matches before a line terminator that ends the text.
-        if found(in: bytes[...]) { return true }
-        let terminator = Self.terminatorLength(atEndOf: bytes)
-        return terminator > 0 && found(in: bytes.dropLast(terminator))
+        if found(in: whole) { return true }
+        let terminator = Self.terminatorLength(atEndOf: whole)
+        return terminator > 0 && found(in: whole.dropLast(terminator))
     }
 
     /// The bytes of the line terminator ICU sees at the end of `bytes` (CRLF, LF, CR, NEL, LS, PS), 0 without one.
-    private static func terminatorLength(atEndOf bytes: [UInt8]) -> Int {
+    private static func terminatorLength(atEndOf bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int {
         if bytes.suffix(2).elementsEqual([0x0D, 0x0A]) { return 2 }
         if let last = bytes.last, last == 0x0A || last == 0x0D { return 1 }
         if bytes.suffix(2).elementsEqual([0xC2, 0x85]) { return 2 }
@@ -64,23 +67,29 @@ package struct LiteralPattern: Sendable, Equatable {
         return 0
     }
 
-    private func found(in bytes: ArraySlice<UInt8>) -> Bool {
+    private func found(in bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        guard bytes.count >= text.count else { return false }
         switch (anchoredAtStart, anchoredAtEnd) {
-        case (true, true): bytes.elementsEqual(text)
-        case (true, false): bytes.starts(with: text)
-        case (false, true): bytes.count >= text.count && bytes.suffix(text.count).elementsEqual(text)
-        case (false, false): contains(bytes)
+        case (true, true): return bytes.count == text.count && isText(at: bytes.startIndex, in: bytes)
+        case (true, false): return isText(at: bytes.startIndex, in: bytes)
+        case (false, true): return isText(at: bytes.endIndex - text.count, in: bytes)
+        case (false, false):
+            var start = bytes.startIndex
+            while start + text.count <= bytes.endIndex {
+                if isText(at: start, in: bytes) { return true }
+                start += 1
+            }
+            return false
         }
     }
 
-    private func contains(_ bytes: ArraySlice<UInt8>) -> Bool {
-        guard bytes.count >= text.count else { return false }
-        var start = bytes.startIndex
-        while start + text.count <= bytes.endIndex {
-            if bytes[start..<(start + text.count)].elementsEqual(text) { return true }
-            start += 1
+    /// Whether the text is at `start` in `bytes`, which hold at least its length from there.
+    private func isText(at start: Int, in bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        for (offset, expected) in text.enumerated() {
+            let byte = bytes[start + offset]
+            guard (caseInsensitive ? Self.lowercased(byte) : byte) == expected else { return false }
         }
-        return false
+        return true
     }
 
     private static func lowercased(_ byte: UInt8) -> UInt8 {

@@ -8,9 +8,12 @@ struct StubJournal: Sendable {
 
     let capacity: Int
     let bodyLimit: Int
-    private(set) var requests: [RecordedRequest] = []
+    /// The requests kept and their answers, in a ring once full: `oldest` is where the oldest is. A request comes
+    /// in for every one served, so that dropping the oldest must not move the others.
+    private var kept: [RecordedRequest] = []
     /// What each request was answered with, for `exportHAR()`; `nil` while unanswered or unmatched.
-    private(set) var answers: [StubResponse?] = []
+    private var keptAnswers: [StubResponse?] = []
+    private var oldest = 0
     /// The number of the first request kept; numbers count every request ever journaled.
     private var firstNumber = 0
 
@@ -19,36 +22,43 @@ struct StubJournal: Sendable {
         self.bodyLimit = max(0, bodyLimit)
     }
 
-    /// Journals `request` and returns its number.
+    /// The requests kept, oldest first.
+    var requests: [RecordedRequest] { Array(kept[oldest...] + kept[..<oldest]) }
+
+    /// What each of `requests` was answered with.
+    var answers: [StubResponse?] { Array(keptAnswers[oldest...] + keptAnswers[..<oldest]) }
+
     /// Appends `request` as `journaled(_:)` made it; its number.
     mutating func append(journaled request: RecordedRequest) -> Int {
-        let number = firstNumber + requests.count
+        let number = firstNumber + kept.count
         guard capacity > 0 else {
             firstNumber += 1
             return number
         }
-        requests.append(request)
-        answers.append(nil)
-        if requests.count > capacity {
-            // Dropped in batches, so that a full journal does not shift its array on every request.
-            let dropped = min(requests.count, requests.count - capacity + capacity / 10)
-            requests.removeFirst(dropped)
-            answers.removeFirst(dropped)
-            firstNumber += dropped
+        guard kept.count == capacity else {
+            kept.append(request)
+            keptAnswers.append(nil)
+            return number
         }
+        // Full: the newest takes the oldest's place.
+        kept[oldest] = request
+        keptAnswers[oldest] = nil
+        oldest = (oldest + 1) % capacity
+        firstNumber += 1
         return number
     }
 
     /// Notes the answer to request `number`, if it is still kept.
     mutating func noteAnswer(_ response: StubResponse, for number: Int) {
         let index = number - firstNumber
-        guard answers.indices.contains(index) else { return }
-        answers[index] = response
+        guard (0..<kept.count).contains(index) else { return }
+        keptAnswers[(oldest + index) % kept.count] = response
     }
 
     mutating func removeAll() {
-        firstNumber += requests.count
-        requests.removeAll()
-        answers.removeAll()
+        firstNumber += kept.count
+        kept.removeAll()
+        keptAnswers.removeAll()
+        oldest = 0
     }
 }

@@ -17,6 +17,9 @@ extension StubServer {
         let answer: StubRegistry.Answer?
         /// Whether an ignore rule sends it to the network.
         let ignored: Bool
+        /// The id of the stub that answers, when it answers every request alike: a listener keeps the bytes of its
+        /// answer.
+        var repeatingStub: UInt64? = nil
     }
 
     /// Serves one request that reached one of this server's protocols. What needs no waiting (a ready response
@@ -94,7 +97,12 @@ extension StubServer {
         if state.ignored.contains(where: { $0.matcher.matches(recorded) }) {
             return Lookup(number: number, recorded: recorded, answer: nil, ignored: true)
         }
-        return Lookup(number: number, recorded: recorded, answer: state.registry.answer(recorded)?.1, ignored: false)
+        guard let (entry, answer) = state.registry.answer(recorded) else {
+            return Lookup(number: number, recorded: recorded, answer: nil, ignored: false)
+        }
+        let repeating: UInt64?
+        if case .repeating = entry.source { repeating = entry.id } else { repeating = nil }
+        return Lookup(number: number, recorded: recorded, answer: answer, ignored: false, repeatingStub: repeating)
     }
 
     /// Notes what the journal's request `number` was answered with, for `exportHAR()`.

@@ -107,6 +107,7 @@ package struct HTTPRequestParser: Sendable {
                     // RFC 9112 §2.2: empty lines before a request line are ignored.
                     if line.isEmpty { continue }
                     current = try Self.requestLine(line)
+                    current?.fields.reserveCapacity(8)
                 } else if line.isEmpty {
                     if let event = try headEnded() { return event }
                 } else {
@@ -174,9 +175,20 @@ package struct HTTPRequestParser: Sendable {
     private mutating func headEnded() throws(RequestRefusal) -> Event? {
         guard let request = current else { return nil }
         headBytes = 0
-        try Self.checkHost(request)
-        let transferCodings = request.values(of: "Transfer-Encoding")
-        let lengths = request.values(of: "Content-Length")
+        // The fields that frame the request, found in one pass over the head.
+        var hosts = 0
+        var transferCodings: [String] = []
+        var lengths: [String] = []
+        for field in request.fields {
+            if HTTPToken.equalsIgnoringASCIICase(field.name, "Host") {
+                hosts += 1
+            } else if HTTPToken.equalsIgnoringASCIICase(field.name, "Transfer-Encoding") {
+                transferCodings.append(field.value)
+            } else if HTTPToken.equalsIgnoringASCIICase(field.name, "Content-Length") {
+                lengths.append(field.value)
+            }
+        }
+        try Self.checkHost(count: hosts, isHTTP10: request.isHTTP10)
         let expectsBody: Bool
         if !transferCodings.isEmpty {
             // RFC 9112 §6.1 and §6.3: both framings at once is how requests are smuggled; HTTP/1.0 has no chunking.
@@ -206,8 +218,7 @@ package struct HTTPRequestParser: Sendable {
     }
 
     private mutating func completed() -> Event? {
-        guard let request = current else { return nil }
-        current = nil
+        guard let request = current.take() else { return nil }
         headBytes = 0
         trailerFields = 0
         state = .head
@@ -314,15 +325,16 @@ package struct HTTPRequestParser: Sendable {
 
     /// A field value as text: UTF-8, or ISO-8859-1 where it is not (RFC 9110 §5.5), so that no byte is lost.
     private static func text(_ bytes: ArraySlice<UInt8>) -> String {
+        // ASCII, as nearly every value is, needs no validating.
+        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
         if let utf8 = String(validating: bytes, as: UTF8.self) { return utf8 }
         return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
     }
 
     /// An HTTP/1.1 request names its host once (RFC 9112 §3.2).
-    private static func checkHost(_ request: ParsedRequest) throws(RequestRefusal) {
-        let hosts = request.values(of: "Host")
-        guard hosts.count <= 1 else { throw .badRequest("the request has \(hosts.count) Host fields") }
-        guard !request.isHTTP10, hosts.isEmpty else { return }
+    private static func checkHost(count hosts: Int, isHTTP10: Bool) throws(RequestRefusal) {
+        guard hosts <= 1 else { throw .badRequest("the request has \(hosts) Host fields") }
+        guard !isHTTP10, hosts == 0 else { return }
         throw .badRequest("an HTTP/1.1 request has no Host field")
     }
 

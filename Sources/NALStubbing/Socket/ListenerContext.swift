@@ -15,6 +15,8 @@ struct ListenerContext: Sendable {
     /// `https://api.github.com`, when it answers as that origin.
     let origin: String?
     let admin: Bool
+    /// The answers it sends the same every time.
+    let answers = ListenerAnswerCache()
 
     /// The URL a request target (`/path?query`, an absolute URL, or `*`) asks for at `origin`, and its path and
     /// query as they went into it, escaped where a URL would not take the target's bytes; `nil` for a target that

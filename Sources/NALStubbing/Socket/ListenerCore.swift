@@ -1,5 +1,6 @@
 import Dispatch
 import NALLogging
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -10,13 +11,13 @@ import NALLogging
 #endif
 
 /// The accepting side of a stub listener: takes connections off the listening socket on a Dispatch source, starts a
-/// `StubConnection` for each, and closes them all when stopped.
+/// `StubConnection` for each on the `ListenerLoop`, and closes them all when stopped. Accepting is rare next to
+/// reading (clients keep their connections), so it stays on Dispatch.
 final class ListenerCore: @unchecked Sendable {
     // @unchecked: the accept source is a Dispatch object, safe to call from any thread; the rest is immutable or
     // in `state`.
     private struct State: Sendable {
         var connections: [UInt64: StubConnection] = [:]
-        var nextID: UInt64 = 0
         var stopped = false
         /// `stop()` callers waiting for the last connection to close.
         var waiting: [CheckedContinuation<Void, Never>] = []
@@ -32,10 +33,14 @@ final class ListenerCore: @unchecked Sendable {
     private let limits: HTTPRequestParser.Limits
     private let timeouts: ListenerTimeouts
     private let step: @Sendable (ParsedRequest) -> ListenerStep
+    /// Where the connections are served.
+    private let loop: ListenerLoop
 
     /// The most connections open at once: 4,096, or half the process's descriptor limit when that is lower (1,024
     /// is the usual soft limit). More are closed as they come, and the listener goes on serving the others: a
     /// connection flood costs each extra client a closed connection, not the process its descriptors.
+    private static let lastID = Atomic<UInt64>(0)
+
     static let mostConnections: Int = {
         var limit = rlimit()
         #if os(Linux)
@@ -49,10 +54,11 @@ final class ListenerCore: @unchecked Sendable {
     }()
 
     init(
-        socket: ListeningSocket, limits: HTTPRequestParser.Limits, timeouts: ListenerTimeouts,
+        socket: ListeningSocket, loop: ListenerLoop, limits: HTTPRequestParser.Limits, timeouts: ListenerTimeouts,
         step: @escaping @Sendable (ParsedRequest) -> ListenerStep
     ) {
         self.socket = socket
+        self.loop = loop
         self.limits = limits
         self.timeouts = timeouts
         self.step = step
@@ -138,11 +144,12 @@ final class ListenerCore: @unchecked Sendable {
             // Counted and registered in one step, so that a stop taking its list of connections sees this one.
             let connection = state.withLock { state -> StubConnection? in
                 guard !state.stopped, state.connections.count < Self.mostConnections else { return nil }
-                state.nextID += 1
+                // Unique in the process: the loop that serves every listener knows connections by it.
+                let id = Self.lastID.add(1, ordering: .relaxed).newValue
                 let connection = StubConnection(
-                    id: state.nextID, descriptor: descriptor, limits: limits, timeouts: timeouts, step: step,
-                    onClose: { [weak self] id in self?.closed(id) })
-                state.connections[state.nextID] = connection
+                    id: id, descriptor: descriptor, loop: loop, limits: limits, timeouts: timeouts,
+                    step: step, onClose: { [weak self] id in self?.closed(id) })
+                state.connections[id] = connection
                 return connection
             }
             guard let connection else {

@@ -70,10 +70,11 @@ struct ListenerPlayback: Sendable {
             ? .none(length: statesLength ? length : nil)
             : length.map { .length($0) } ?? (request.isHTTP10 ? .untilClose : .chunked)
         let keepAlive = request.keepsAlive && framing != .untilClose
-        let headers = response.headers.sorted { $0.key < $1.key }.map { field in
-            HTTPToken.equalsIgnoringASCIICase(field.key, "Location")
-                ? (name: field.key, value: context.rewritten(location: field.value, knownOrigins: knownOrigins))
-                : (name: field.key, value: field.value)
+        var headers = response.headers.map { (name: $0.key, value: $0.value) }
+        // Sorted, so that the same stub always sends the same head; a single header needs no sorting.
+        if headers.count > 1 { headers.sort { $0.name < $1.name } }
+        for index in headers.indices where HTTPToken.equalsIgnoringASCIICase(headers[index].name, "Location") {
+            headers[index].value = context.rewritten(location: headers[index].value, knownOrigins: knownOrigins)
         }
         let (head, leftOut) = ListenerResponseHead.head(
             status: response.status, headers: headers, framing: framing, keepAlive: keepAlive,

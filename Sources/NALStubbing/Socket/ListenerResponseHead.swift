@@ -24,7 +24,15 @@ enum ListenerResponseHead {
         status: Int, headers: [(name: String, value: String)], framing: Framing, keepAlive: Bool,
         isHTTP10: Bool = false
     ) -> (bytes: [UInt8], leftOut: [String]) {
-        var text = "HTTP/1.1 \(status) \(reason(status))\r\n"
+        // Written as bytes straight away: this runs for every answer.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(128 + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
+        func put(_ text: String) { bytes.append(contentsOf: text.utf8) }
+        put("HTTP/1.1 ")
+        put(String(status))
+        put(" ")
+        put(reason(status))
+        put("\r\n")
         var leftOut: [String] = []
         for (name, value) in headers {
             if framingNames.contains(where: { HTTPToken.equalsIgnoringASCIICase($0, name) }) { continue }
@@ -33,18 +41,23 @@ enum ListenerResponseHead {
                 leftOut.append(name)
                 continue
             }
-            text += "\(name): \(value)\r\n"
+            put(name)
+            put(": ")
+            put(value)
+            put("\r\n")
         }
         switch framing {
-        case .length(let length): text += "Content-Length: \(length)\r\n"
-        case .chunked: text += "Transfer-Encoding: chunked\r\n"
-        case .untilClose: break
-        case .none(let length): if let length { text += "Content-Length: \(length)\r\n" }
+        case .length(let length), .none(length: .some(let length)):
+            put("Content-Length: ")
+            put(String(length))
+            put("\r\n")
+        case .chunked: put("Transfer-Encoding: chunked\r\n")
+        case .untilClose, .none(length: nil): break
         }
         let closes = !keepAlive || framing == .untilClose
         // An HTTP/1.0 client keeps the connection only when told so.
-        text += closes ? "Connection: close\r\n\r\n" : isHTTP10 ? "Connection: keep-alive\r\n\r\n" : "\r\n"
-        return (Array(text.utf8), leftOut)
+        put(closes ? "Connection: close\r\n\r\n" : isHTTP10 ? "Connection: keep-alive\r\n\r\n" : "\r\n")
+        return (bytes, leftOut)
     }
 
     /// The answer to a request the listener refused: its status, and why in a line of text; the connection closes.

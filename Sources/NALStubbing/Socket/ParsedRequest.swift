@@ -35,8 +35,18 @@ package struct ParsedRequest: Sendable, Equatable {
     /// Whether the connection stays open after the answer: HTTP/1.1 unless `Connection: close`; HTTP/1.0 only with
     /// `Connection: keep-alive`.
     package var keepsAlive: Bool {
-        let options = Set(values(of: "Connection").flatMap { $0.split(separator: ",") }.map(Self.listItem))
-        return isHTTP10 ? options.contains("keep-alive") && !options.contains("close") : !options.contains("close")
+        var close = false
+        var keepAlive = false
+        for field in fields where HTTPToken.equalsIgnoringASCIICase(field.name, "Connection") {
+            for item in field.value.split(separator: ",") {
+                switch Self.listItem(item) {
+                case "close": close = true
+                case "keep-alive": keepAlive = true
+                default: break
+                }
+            }
+        }
+        return isHTTP10 ? keepAlive && !close : !close
     }
 
     /// An item of a field's comma-separated list as framing compares it: without spaces and tabs around it, ASCII

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import NALLogging
 import Synchronization
@@ -15,22 +14,21 @@ import Synchronization
 /// request to `step`, in order, and queues its answer at once or runs the task that plays it (pipelined requests
 /// wait their turn), holding the task back while the client reads slowly.
 ///
-/// Event driven: Dispatch read and write sources on a serial queue of its own, never a thread of its own. A client
-/// that stalls holds only its own connection. Timeouts (`ListenerTimeouts`): a request must come whole within `head`
-/// of its first byte, an idle keep-alive connection is closed after `idle`, and one whose client does not read for
+/// Event driven: its socket is one of many a `ListenerLoop` waits for, never a thread of its own. A client that
+/// stalls holds only its own connection. Timeouts (`ListenerTimeouts`): a request must come whole within `head` of
+/// its first byte, an idle keep-alive connection is closed after `idle`, and one whose client does not read for
 /// `write` is dropped.
 final class StubConnection: @unchecked Sendable {
-    // @unchecked: every mutable field below is touched on `queue` only; `isClosed` is atomic.
+    // @unchecked: every mutable field below is touched on the loop's thread only; `isClosed` is atomic.
 
     let id: UInt64
-    let queue: DispatchQueue
-    private let descriptor: Int32
+    let descriptor: Int32
+    private let loop: ListenerLoop
     private let timeouts: ListenerTimeouts
     private let step: @Sendable (ParsedRequest) -> ListenerStep
     private let onClose: @Sendable (UInt64) -> Void
-    private var readSource: (any DispatchSourceRead)?
-    private var writeSource: (any DispatchSourceWrite)?
-    private let timer: any DispatchSourceTimer
+    /// Registered with the loop (until closed).
+    private var registered = false
     private var readSuspended = false
     private var writeSuspended = true
     private var parser: HTTPRequestParser
@@ -54,12 +52,6 @@ final class StubConnection: @unchecked Sendable {
     private var lingering = false
     private let closedFlag = Atomic<Bool>(false)
 
-    /// The serial queues the connections' queues run on, one per processor: an event loop each, so that many
-    /// connections share a few threads instead of waking one each.
-    private static let loops = (0..<max(1, ProcessInfo.processInfo.activeProcessorCount)).map {
-        DispatchQueue(label: "dev.nal.stub-listener.loop-\($0)")
-    }
-
     /// Bytes queued for the client past which a serving task waits, and to which they must fall before it goes on.
     static let highWater = 1 << 20
     static let lowWater = 256 << 10
@@ -69,19 +61,17 @@ final class StubConnection: @unchecked Sendable {
     private var readBuffer = [UInt8](repeating: 0, count: StubConnection.readSize)
 
     init(
-        id: UInt64, descriptor: Int32, limits: HTTPRequestParser.Limits, timeouts: ListenerTimeouts,
-        step: @escaping @Sendable (ParsedRequest) -> ListenerStep,
+        id: UInt64, descriptor: Int32, loop: ListenerLoop, limits: HTTPRequestParser.Limits,
+        timeouts: ListenerTimeouts, step: @escaping @Sendable (ParsedRequest) -> ListenerStep,
         onClose: @escaping @Sendable (UInt64) -> Void
     ) {
         self.id = id
         self.descriptor = descriptor
+        self.loop = loop
         self.timeouts = timeouts
         self.step = step
         self.onClose = onClose
         parser = HTTPRequestParser(limits: limits)
-        queue = DispatchQueue(
-            label: "dev.nal.stub-listener.connection", target: Self.loops[Int(id % UInt64(Self.loops.count))])
-        timer = DispatchSource.makeTimerSource(queue: queue)
     }
 
     /// Whether the connection is closed: a serving task stops sending.
@@ -89,27 +79,29 @@ final class StubConnection: @unchecked Sendable {
 
     /// Starts reading. Call once.
     func start() {
-        queue.async { [self] in
+        loop.execute { [self] in
             // Closed before it started (the listener stopped): the descriptor is gone already.
             guard !closed else { return }
-            let read = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-            read.setEventHandler { [self] in readAvailable() }
-            readSource = read
-            let write = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: queue)
-            write.setEventHandler { [self] in flush() }
-            writeSource = write
-            timer.setEventHandler { [self] in timerFired() }
-            timer.resume()
+            loop.register(self)
+            registered = true
             setDeadline(timeouts.idle)
-            read.resume()
         }
+    }
+
+    /// What the loop saw on the socket.
+    func handle(_ event: SocketPoller.Event) {
+        if event.readable || event.failed, !readSuspended { readAvailable() }
+        if event.writable || event.failed, !writeSuspended { flush() }
+        // An error or a hang-up: nothing more can be sent or received, and the poller would report it again and
+        // again.
+        if event.failed { close() }
     }
 
     // MARK: What a serving task calls
 
     /// Queues `bytes` for the client.
     func send(_ bytes: [UInt8]) {
-        queue.async { [self] in
+        loop.execute { [self] in
             guard !closed else { return }
             outgoing.append(contentsOf: bytes)
             flush()
@@ -125,7 +117,7 @@ final class StubConnection: @unchecked Sendable {
     /// closed.
     func waitForRoom() async -> Bool {
         await withCheckedContinuation { continuation in
-            queue.async { [self] in
+            loop.execute { [self] in
                 if closed {
                     continuation.resume(returning: false)
                 } else if outgoing.count - sent <= Self.highWater {
@@ -140,7 +132,7 @@ final class StubConnection: @unchecked Sendable {
     /// The answer to the current request is complete: reads the next one, or closes the connection once the answer
     /// is sent when `keepAlive` is false.
     func finishResponse(keepAlive: Bool) {
-        queue.async { [self] in
+        loop.execute { [self] in
             guard !closed else { return }
             serving = nil
             guard keepAlive, !peerFinished || parser.isMidRequest else {
@@ -165,7 +157,7 @@ final class StubConnection: @unchecked Sendable {
     /// Ends the connection after what was queued is sent, without finishing the answer (a stub cut short or a
     /// network error): the client sees the connection end.
     func drop() {
-        queue.async { [self] in
+        loop.execute { [self] in
             guard !closed else { return }
             serving = nil
             closeWhenFlushed = true
@@ -175,7 +167,7 @@ final class StubConnection: @unchecked Sendable {
 
     /// Closes at once, for the listener's stop: a serving task is cancelled.
     func closeNow() {
-        queue.async { [self] in close() }
+        loop.execute { [self] in close() }
     }
 
     // MARK: Reading
@@ -280,15 +272,21 @@ final class StubConnection: @unchecked Sendable {
     private var refused = false
 
     private func suspendReading() {
-        guard !readSuspended, let readSource else { return }
-        readSource.suspend()
+        guard !readSuspended else { return }
         readSuspended = true
+        watch()
     }
 
     private func resumeReading() {
-        guard readSuspended, !peerFinished, let readSource else { return }
-        readSource.resume()
+        guard readSuspended, !peerFinished else { return }
         readSuspended = false
+        watch()
+    }
+
+    /// Tells the loop what the socket waits for now.
+    private func watch() {
+        guard registered, !closed else { return }
+        loop.watch(self, read: !readSuspended, write: !writeSuspended)
     }
 
     // MARK: Writing
@@ -344,9 +342,9 @@ final class StubConnection: @unchecked Sendable {
         lingering = true
         _ = shutdown(descriptor, Int32(SHUT_WR))
         setDeadline(.seconds(1))
-        if readSuspended, let readSource {
-            readSource.resume()
+        if readSuspended {
             readSuspended = false
+            watch()
         }
     }
 
@@ -358,17 +356,17 @@ final class StubConnection: @unchecked Sendable {
     }
 
     private func resumeWriting() {
-        guard writeSuspended, let writeSource else { return }
-        writeSource.resume()
+        guard writeSuspended else { return }
         writeSuspended = false
+        watch()
         // Writers may go on as soon as enough has gone out, before all of it has.
         wakeWriters()
     }
 
     private func suspendWriting() {
-        guard !writeSuspended, let writeSource else { return }
-        writeSource.suspend()
+        guard !writeSuspended else { return }
         writeSuspended = true
+        watch()
     }
 
     /// `send` without SIGPIPE: a client that closed must not end the test process.
@@ -382,37 +380,28 @@ final class StubConnection: @unchecked Sendable {
 
     // MARK: Deadlines and closing
 
-    /// Sets when the connection times out. The timer is moved only when the deadline comes earlier than it fires:
-    /// a deadline pushed later by each request (the idle one) costs no timer call, and the timer, firing early,
-    /// looks again.
+    /// Sets when the connection times out. The loop looks at it then at the latest; a deadline pushed later by
+    /// each request (the idle one) costs the loop nothing until the earlier one comes.
     private func setDeadline(_ timeout: Duration) {
-        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-        deadline = .now() + .nanoseconds(Int(clamping: nanoseconds))
-        if deadline < timerFires { scheduleTimer(at: deadline) }
+        let instant = ContinuousClock.now + timeout
+        deadline = instant
+        loop.noteDeadline(instant)
     }
 
     /// No deadline: an answer plays.
     private func clearDeadline() {
-        deadline = .distantFuture
+        deadline = nil
     }
 
-    private func scheduleTimer(at instant: DispatchTime) {
-        timerFires = instant
-        timer.schedule(deadline: instant, leeway: .milliseconds(10))
-    }
+    /// When the connection times out; `nil` while an answer plays.
+    private var deadline: ContinuousClock.Instant?
 
-    /// When the connection times out, and when the timer fires next (never later than the deadline).
-    private var deadline = DispatchTime.distantFuture
-    private var timerFires = DispatchTime.distantFuture
-
-    private func timerFired() {
-        timerFires = .distantFuture
-        guard !closed else { return }
-        if DispatchTime.now() < deadline {
-            if deadline != .distantFuture { scheduleTimer(at: deadline) }
-            return
-        }
+    /// Times the connection out when its deadline has come; otherwise the deadline still to come, if any.
+    func checkDeadline(_ now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        guard !closed, let deadline else { return nil }
+        guard now >= deadline else { return deadline }
         timedOut()
+        return closed ? nil : self.deadline
     }
 
     private func timedOut() {
@@ -432,33 +421,12 @@ final class StubConnection: @unchecked Sendable {
         closedFlag.store(true, ordering: .releasing)
         serving?.cancel()
         serving = nil
-        timer.cancel()
+        deadline = nil
         let waiting = waitingForRoom
         waitingForRoom = []
         for continuation in waiting { continuation.resume(returning: false) }
-        // A suspended source must be resumed before it is cancelled; the descriptor is closed once both are.
-        let descriptor = self.descriptor
-        let remaining = Locked(2)
-        let closeWhenBothCancelled: @Sendable () -> Void = {
-            if remaining.withLock({ (count: inout Int) -> Bool in
-                count -= 1
-                return count == 0
-            }) {
-                closeDescriptor(descriptor)
-            }
-        }
-        for source in [readSource as (any DispatchSourceProtocol)?, writeSource] {
-            guard let source else {
-                closeWhenBothCancelled()
-                continue
-            }
-            source.setCancelHandler(handler: closeWhenBothCancelled)
-            source.cancel()
-        }
-        if readSuspended { readSource?.resume() }
-        if writeSuspended { writeSource?.resume() }
-        readSource = nil
-        writeSource = nil
+        if registered { loop.unregister(self) }
+        closeDescriptor(descriptor)
         onClose(id)
     }
 }

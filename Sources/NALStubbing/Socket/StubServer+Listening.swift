@@ -44,6 +44,10 @@ extension StubServer {
         host: String, port: Int, as origin: URL?, options: ListenerOptions
     ) throws(StubListenerError) -> StubListener {
         let originText = try origin.map { url throws(StubListenerError) in try Self.originText(of: url) }
+        guard let loop = ListenerLoop.shared() else {
+            throw .cannotListen(
+                host: host, port: port, reason: "no descriptor for its event loop: \(String(cString: strerror(errno)))")
+        }
         let socket = try ListeningSocket.open(host: host, port: port)
         // A listener on every address is reached at the loopback one from this machine.
         let dialled = socket.address == "0.0.0.0" ? "127.0.0.1" : socket.address == "::" ? "::1" : socket.address
@@ -54,7 +58,9 @@ extension StubServer {
         }
         let context = ListenerContext(
             base: "http://\(shownHost):\(socket.port)", origin: originText, admin: options.adminEndpoints)
-        let core = ListenerCore(socket: socket, limits: options.limits, timeouts: options.timeouts) {
+        let core = ListenerCore(
+            socket: socket, loop: loop, limits: options.limits, timeouts: options.timeouts
+        ) {
             [self] request in
             start(request, context)
         }
@@ -115,7 +121,9 @@ extension StubServer {
         let playback: @Sendable (StubResponse) -> ListenerPlayback = { response in
             ListenerPlayback(response: response, request: parsed, context: context, knownOrigins: knownOrigins)
         }
-        if case .response(let response) = answer, let whole = playback(response).atOnce() {
+        if case .response(let response) = answer,
+            let whole = answerAtOnce(response, found.lookup, parsed, context, playback)
+        {
             journal(response, for: found.lookup.number)
             let recorded = found.lookup.recorded
             let delivered = response.onDelivered.map { callback in { @Sendable in callback(recorded) } }
@@ -135,6 +143,22 @@ extension StubServer {
             await playback(response).play(on: connection)
             response.onDelivered?(found.lookup.recorded)
         }
+    }
+
+    /// A stub's whole answer when it needs no waiting: the bytes kept from the last time, or made and kept when
+    /// they will be the same next time.
+    private func answerAtOnce(
+        _ response: StubResponse, _ lookup: Lookup, _ parsed: ParsedRequest, _ context: ListenerContext,
+        _ playback: (StubResponse) -> ListenerPlayback
+    ) -> (bytes: [UInt8], keepAlive: Bool)? {
+        let key = lookup.repeatingStub.map {
+            ListenerAnswerCache.Key(
+                stub: $0, isHead: parsed.isHead, isHTTP10: parsed.isHTTP10, keepsAlive: parsed.keepsAlive)
+        }
+        if let key, let kept = context.answers.answer(for: key) { return kept }
+        guard let whole = playback(response).atOnce() else { return nil }
+        if let key, response.headers.headerKey("Location") == nil { context.answers.keep(whole, for: key) }
+        return whole
     }
 
     /// Journals `request` and finds its stub: as sent to whichever of its own origin and `others` the best stub

@@ -1,0 +1,33 @@
+import NALLogging
+
+/// The bytes of a listener's answers that come out the same every time: those of a stub that answers every request
+/// alike, to requests alike in what shapes the answer (HEAD or not, HTTP/1.0 or 1.1, keep-alive or not). Writing a
+/// head cost more than the rest of serving a small answer. A stub with a `Location` is not kept: where it points
+/// depends on the stubs registered at the time.
+final class ListenerAnswerCache: Sendable {
+    struct Key: Hashable, Sendable {
+        /// The stub's id, unique in its server: a stub removed and added again has another.
+        let stub: UInt64
+        let isHead: Bool
+        let isHTTP10: Bool
+        let keepsAlive: Bool
+    }
+
+    /// The most answers kept; past it, all are dropped and kept again as they are sent.
+    static let capacity = 256
+
+    private let answers = Locked<[Key: (bytes: [UInt8], keepAlive: Bool)]>([:])
+
+    /// The answer kept for `key`.
+    func answer(for key: Key) -> (bytes: [UInt8], keepAlive: Bool)? {
+        answers.withLock { $0[key] }
+    }
+
+    /// Keeps `answer` for `key`.
+    func keep(_ answer: (bytes: [UInt8], keepAlive: Bool), for key: Key) {
+        answers.withLock { answers in
+            if answers.count >= Self.capacity { answers.removeAll(keepingCapacity: true) }
+            answers[key] = answer
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import NALLogging
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The thread that serves the stub listeners' connections: it waits for their sockets in one `SocketPoller`, and
+/// reads, answers and writes on this thread, without a hop per request. Other threads hand it work (a serving
+/// task's bytes) with `execute(_:)`.
+///
+/// One per process, started when a listener first needs it, waiting without end while no
+/// connection is open. It replaced a Dispatch source per connection: on Linux every event of a source costs a trip
+/// through Dispatch's manager thread, and that was a third of the listener's work.
+final class ListenerLoop: @unchecked Sendable {
+    // @unchecked: `connections`, `events` and `nextCheck` are the loop thread's alone; `pending` is behind its lock;
+    // the poller is the loop thread's but for `wake()`.
+
+    private struct Pending: Sendable {
+        var work: [@Sendable () -> Void] = []
+        /// The loop waits, or is about to: the next work must wake it.
+        var loopIsWaiting = false
+    }
+
+    private let poller: SocketPoller
+    private let pending = Locked(Pending())
+    /// The open connections, by id (their poller token).
+    private var connections: [UInt64: StubConnection] = [:]
+    private var events: [SocketPoller.Event] = []
+    /// No connection's deadline comes before this: the connections are looked at again only then (`nil`: none
+    /// has one).
+    private var nextCheck: ContinuousClock.Instant?
+
+    private static let sharedLoop = Locked<ListenerLoop?>(nil)
+
+    /// The process's loop, started on first use; `nil` when the system has no descriptor to spare.
+    static func shared() -> ListenerLoop? {
+        sharedLoop.withLock { shared in
+            if let shared { return shared }
+            guard let poller = SocketPoller() else { return nil }
+            let loop = ListenerLoop(poller: poller)
+            shared = loop
+            return loop
+        }
+    }
+
+    private init(poller: SocketPoller) {
+        self.poller = poller
+        let thread = Thread { [self] in
+            // Named from inside, where Foundation names the system's thread too (`top -H`, `perf`).
+            Thread.current.name = "nal.stubs"
+            run()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Runs `work` on the loop's thread, after what was handed to it before.
+    func execute(_ work: @escaping @Sendable () -> Void) {
+        let wake = pending.withLock { pending in
+            pending.work.append(work)
+            defer { pending.loopIsWaiting = false }
+            return pending.loopIsWaiting
+        }
+        if wake { poller.wake() }
+    }
+
+    // MARK: On the loop's thread
+
+    /// Watches `connection`'s socket; it reads once it asks to.
+    func register(_ connection: StubConnection) {
+        connections[connection.id] = connection
+        poller.watch(connection.descriptor, token: connection.id, read: true, write: false)
+    }
+
+    /// What `connection` waits for now.
+    func watch(_ connection: StubConnection, read: Bool, write: Bool) {
+        poller.watch(connection.descriptor, token: connection.id, read: read, write: write)
+    }
+
+    /// Stops watching `connection`, before its socket is closed.
+    func unregister(_ connection: StubConnection) {
+        poller.remove(connection.descriptor)
+        connections[connection.id] = nil
+    }
+
+    /// `connection` has a deadline at `instant`: the loop looks at it then at the latest.
+    func noteDeadline(_ instant: ContinuousClock.Instant) {
+        if nextCheck.map({ instant < $0 }) ?? true { nextCheck = instant }
+    }
+
+    private func run() {
+        while true {
+            let work = pending.withLock { pending -> [@Sendable () -> Void] in
+                if pending.work.isEmpty { pending.loopIsWaiting = true }
+                defer { pending.work.removeAll(keepingCapacity: true) }
+                return pending.work
+            }
+            for job in work { job() }
+            // After work, the sockets are looked at without waiting: more work may have come meanwhile, and a
+            // stream of it must not keep the sockets waiting.
+            poller.wait(milliseconds: work.isEmpty ? waitMilliseconds() : 0, into: &events)
+            pending.withLock { $0.loopIsWaiting = false }
+            for event in events {
+                guard let connection = connections[event.token] else {
+                    poller.remove(event.descriptor, ifWatchedAs: event.token)
+                    continue
+                }
+                connection.handle(event)
+            }
+            checkDeadlines()
+        }
+    }
+
+    /// How long to wait for sockets: until the next deadline, rounded up, or without end.
+    private func waitMilliseconds() -> Int32 {
+        guard let nextCheck else { return -1 }
+        let left = (nextCheck - .now).components
+        let milliseconds = left.seconds * 1000 + (left.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(clamping: max(0, milliseconds))
+    }
+
+    /// Times out the connections whose deadline has come, once the earliest has; deadlines moved later meanwhile
+    /// are found then, so that activity costs no bookkeeping.
+    private func checkDeadlines() {
+        guard let due = nextCheck else { return }
+        let now = ContinuousClock.now
+        guard now >= due else { return }
+        nextCheck = nil
+        for connection in Array(connections.values) {
+            guard let deadline = connection.checkDeadline(now) else { continue }
+            noteDeadline(deadline)
+        }
+    }
+}
