@@ -11,7 +11,7 @@ import Synchronization
 #endif
 
 /// The accepting side of a stub listener: takes connections off the listening socket on a Dispatch source, starts a
-/// `StubConnection` for each on the `ListenerLoop`, and closes them all when stopped. Accepting is rare next to
+/// `StubConnection` for each on one of the `ListenerLoop`s, and closes them all when stopped. Accepting is rare next to
 /// reading (clients keep their connections), so it stays on Dispatch.
 final class ListenerCore: @unchecked Sendable {
     // @unchecked: the accept source is a Dispatch object, safe to call from any thread; the rest is immutable or
@@ -33,8 +33,8 @@ final class ListenerCore: @unchecked Sendable {
     private let limits: HTTPRequestParser.Limits
     private let timeouts: ListenerTimeouts
     private let step: @Sendable (ParsedRequest) -> ListenerStep
-    /// Where the connections are served.
-    private let loop: ListenerLoop
+    /// Where the connections are served, each on one by its id.
+    private let loops: [ListenerLoop]
 
     /// The most connections open at once: 4,096, or half the process's descriptor limit when that is lower (1,024
     /// is the usual soft limit). More are closed as they come, and the listener goes on serving the others: a
@@ -54,11 +54,11 @@ final class ListenerCore: @unchecked Sendable {
     }()
 
     init(
-        socket: ListeningSocket, loop: ListenerLoop, limits: HTTPRequestParser.Limits, timeouts: ListenerTimeouts,
+        socket: ListeningSocket, loops: [ListenerLoop], limits: HTTPRequestParser.Limits, timeouts: ListenerTimeouts,
         step: @escaping @Sendable (ParsedRequest) -> ListenerStep
     ) {
         self.socket = socket
-        self.loop = loop
+        self.loops = loops
         self.limits = limits
         self.timeouts = timeouts
         self.step = step
@@ -147,7 +147,8 @@ final class ListenerCore: @unchecked Sendable {
                 // Unique in the process: the loop that serves every listener knows connections by it.
                 let id = Self.lastID.add(1, ordering: .relaxed).newValue
                 let connection = StubConnection(
-                    id: id, descriptor: descriptor, loop: loop, limits: limits, timeouts: timeouts,
+                    id: id, descriptor: descriptor, loop: loops[Int(id % UInt64(loops.count))], limits: limits,
+                    timeouts: timeouts,
                     step: step, onClose: { [weak self] id in self?.closed(id) })
                 state.connections[id] = connection
                 return connection

@@ -9,13 +9,14 @@ import NALLogging
     import Darwin
 #endif
 
-/// The thread that serves the stub listeners' connections: it waits for their sockets in one `SocketPoller`, and
-/// reads, answers and writes on this thread, without a hop per request. Other threads hand it work (a serving
-/// task's bytes) with `execute(_:)`.
+/// A thread that serves stub listeners' connections: it waits for their sockets in one `SocketPoller`, and reads,
+/// answers and writes on this thread, without a hop per request. Other threads hand it work (a serving task's
+/// bytes) with `execute(_:)`.
 ///
-/// One per process, started when a listener first needs it, waiting without end while no
-/// connection is open. It replaced a Dispatch source per connection: on Linux every event of a source costs a trip
-/// through Dispatch's manager thread, and that was a third of the listener's work.
+/// A few per process (`count`), started when a listener first needs them, each serving its share of every
+/// listener's connections and waiting without end while none is open. They replaced a Dispatch source per
+/// connection: on Linux every event of a source costs a trip through Dispatch's manager thread, and that was a third
+/// of the listener's work.
 final class ListenerLoop: @unchecked Sendable {
     // @unchecked: `connections`, `events` and `nextCheck` are the loop thread's alone; `pending` is behind its lock;
     // the poller is the loop thread's but for `wake()`.
@@ -35,16 +36,23 @@ final class ListenerLoop: @unchecked Sendable {
     /// has one).
     private var nextCheck: ContinuousClock.Instant?
 
-    private static let sharedLoop = Locked<ListenerLoop?>(nil)
+    private static let sharedLoops = Locked<[ListenerLoop]>([])
 
-    /// The process's loop, started on first use; `nil` when the system has no descriptor to spare.
-    static func shared() -> ListenerLoop? {
-        sharedLoop.withLock { shared in
-            if let shared { return shared }
-            guard let poller = SocketPoller() else { return nil }
-            let loop = ListenerLoop(poller: poller)
-            shared = loop
-            return loop
+    /// How many loops serve the listeners: one per processor, up to four. A stub server is rarely the busy end of
+    /// a test, but with a client on the same machine, a second loop serves while the first waits for its turn.
+    static let count = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
+
+    /// The process's loops, started on first use; `nil` when the system has no descriptor to spare.
+    static func shared() -> [ListenerLoop]? {
+        sharedLoops.withLock { shared in
+            if !shared.isEmpty { return shared }
+            var loops: [ListenerLoop] = []
+            for _ in 0..<count {
+                guard let poller = SocketPoller() else { return nil }
+                loops.append(ListenerLoop(poller: poller))
+            }
+            shared = loops
+            return loops
         }
     }
 

@@ -44,7 +44,7 @@ extension StubServer {
         host: String, port: Int, as origin: URL?, options: ListenerOptions
     ) throws(StubListenerError) -> StubListener {
         let originText = try origin.map { url throws(StubListenerError) in try Self.originText(of: url) }
-        guard let loop = ListenerLoop.shared() else {
+        guard let loops = ListenerLoop.shared() else {
             throw .cannotListen(
                 host: host, port: port, reason: "no descriptor for its event loop: \(String(cString: strerror(errno)))")
         }
@@ -59,7 +59,7 @@ extension StubServer {
         let context = ListenerContext(
             base: "http://\(shownHost):\(socket.port)", origin: originText, admin: options.adminEndpoints)
         let core = ListenerCore(
-            socket: socket, loop: loop, limits: options.limits, timeouts: options.timeouts
+            socket: socket, loops: loops, limits: options.limits, timeouts: options.timeouts
         ) {
             [self] request in
             start(request, context)
