@@ -60,10 +60,11 @@ struct StubsServeTests {
     }
 
     static func fetch(
-        _ url: String, method: String = "GET", headers: [String: String] = [:]
+        _ url: String, method: String = "GET", headers: [String: String] = [:], body: String? = nil
     ) async throws -> (status: Int, body: String) {
         var request = URLRequest(url: try #require(URL(string: url)))
         request.httpMethod = method
+        request.httpBody = body.map { Data($0.utf8) }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await URLSession(configuration: .ephemeral).data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
@@ -102,6 +103,49 @@ struct StubsServeTests {
         let (status, errors) = await served.stop(SIGTERM)
         #expect(status == 0, "\(errors)")
         #expect(errors.contains("Stopped."))
+    }
+
+    @Test("stubs added over HTTP answer, are listed, and go with DELETE or a reset; the files' stubs stay")
+    func stubsOverHTTP() async throws {
+        let served = try await Served([
+            Self.fixtures.appendingPathComponent("tails/good").path, "--port", "0", "--placeholder", "name=Ada",
+            "--placeholder", "team=core",
+        ])
+        let tail = "GET\n/added/\\d+$\n201\nContent-Type: text/plain\n\nadded over HTTP"
+        let posted = try await Self.fetch(served.url + "/__nal/stubs", method: "POST", body: tail)
+        #expect(posted.status == 201, "\(posted.body)")
+        #expect(posted.body.contains("\"id\""), "\(posted.body)")
+        let answer = try await Self.fetch(served.url + "/added/42")
+        #expect(answer.status == 201 && answer.body == "added over HTTP", "\(answer)")
+        let listed = try await Self.fetch(served.url + "/__nal/stubs")
+        let stubs = try #require(try JSONSerialization.jsonObject(with: Data(listed.body.utf8)) as? [[String: Any]])
+        let descriptions = stubs.compactMap { $0["stub"] as? String }
+        let added = descriptions.filter { $0.hasPrefix("POST /__nal/stubs: ") }
+        #expect(added.count == 1 && added[0].contains("/added/\\d+$"), "\(listed.body)")
+        // In the order they are tried: the catch-all (`.*`, the shortest pattern) last.
+        #expect(descriptions.last?.contains("URL pattern .*") == true, "\(listed.body)")
+        // A broken file is refused with its line, and adds nothing.
+        let broken = try await Self.fetch(served.url + "/__nal/stubs", method: "POST", body: "GET\n/x\nnot-a-status\n")
+        #expect(broken.status == 400 && broken.body.contains("/__nal/stubs:3:"), "\(broken)")
+        let count = stubs.count
+        #expect(
+            (try JSONSerialization.jsonObject(with: Data(try await Self.fetch(served.url + "/__nal/stubs").body.utf8))
+                as? [Any])?.count == count)
+        let deleted = try await Self.fetch(served.url + "/__nal/stubs", method: "DELETE")
+        #expect(deleted.status == 200 && deleted.body.contains("\"removed\" : 1"), "\(deleted)")
+        #expect(try await Self.fetch(served.url + "/added/42").status == 404)
+        #expect(try await Self.fetch(served.url + "/api/v1/avatars/7.png").status == 200)
+        // A reset removes the stubs added since and empties the journal.
+        _ = try await Self.fetch(served.url + "/__nal/stubs", method: "POST", body: tail)
+        let reset = try await Self.fetch(served.url + "/__nal/reset", method: "POST")
+        #expect(reset.status == 200 && reset.body.contains("\"removed\" : 1"), "\(reset)")
+        #expect(try await Self.fetch(served.url + "/added/42").status == 404)
+        let journal = try await Self.fetch(served.url + "/__nal/requests")
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(journal.body.utf8)) as? [Any])
+        // Only the request after the reset.
+        #expect(entries.count == 1, "\(journal.body)")
+        #expect(try await Self.fetch(served.url + "/__nal/reset", method: "GET").status == 405)
+        _ = await served.stop(SIGTERM)
     }
 
     @Test("--as matches HAR entries as sent to their origin; SIGINT exits 0")

@@ -79,6 +79,25 @@ struct StubListenerProtocolTests {
         #expect(recorded.headers.keys.filter { $0.lowercased() == "x-tag" }.count == 1)
     }
 
+    @Test("a kept answer is not replayed stale: a redirect's Location follows the stubs registered since")
+    func keptAnswersFollowTheStubs() async throws {
+        let server = StubServer()
+        server.stub(.path("/go"), response: .redirect(to: try #require(URL(string: "https://later.example/next"))))
+        let listener = try await server.listen(port: 0)
+        defer { Task { await listener.stop() } }
+        let socket = try RawSocket(port: listener.port)
+        let request = "GET /go HTTP/1.1\r\nHost: x\r\n\r\n"
+        await socket.send(request)
+        let first = await socket.receive { String(decoding: $0, as: UTF8.self).contains("\r\n\r\n") }
+        #expect(String(decoding: first.data, as: UTF8.self).contains("Location: https://later.example/next\r\n"))
+        // Once a stub names the origin, the redirect points at the listener instead.
+        server.stub(.url(try #require(URL(string: "https://later.example/next"))), response: .string("next"))
+        await socket.send(request)
+        let second = await socket.receive { String(decoding: $0, as: UTF8.self).contains("\r\n\r\n") }
+        let text = String(decoding: second.data, as: UTF8.self)
+        #expect(text.contains("Location: \(listener.baseURL.absoluteString)/next\r\n"), "\(text)")
+    }
+
     @Test("Expect: 100-continue gets the interim answer before the body; Connection: close and HTTP/1.0 close")
     func continueAndClose() async throws {
         let server = Self.echoServer()

@@ -14,8 +14,10 @@ enum StubsCommand: Command {
         import-har  Write each entry of a HAR file as a .tail file.
         serve       Serve .tail directories or files and .har files over HTTP until stopped (Ctrl-C, SIGTERM).
                     The first line on standard output is the URL served. GET /__nal/requests is the journal as
-                    JSON, DELETE /__nal/requests empties it, GET /__nal/health answers 200. A test tool: it listens
-                    on 127.0.0.1 unless --host says otherwise, without authentication.
+                    JSON, DELETE /__nal/requests empties it; POST /__nal/stubs adds the .tail file in its body,
+                    GET /__nal/stubs lists the stubs, DELETE /__nal/stubs removes those added; POST /__nal/reset
+                    does both deletes; GET /__nal/health answers 200. A test tool: it listens on 127.0.0.1 unless
+                    --host says otherwise, without authentication.
         """
     static let arguments: [(name: String, help: String)] = [
         ("<action>", "lint, match, import-har or serve."),

@@ -226,6 +226,12 @@ public final class StubServer: Sendable {
         }
     }
 
+    /// The stubs, in the order they are tried (priority, specificity, then the newest first): ids and descriptions.
+    func stubList() -> [(id: Int, description: String)] {
+        let entries = state.withLock { Array($0.registry.all.values) }
+        return entries.sorted { $0.rank > $1.rank }.map { (Int(clamping: $0.id), $0.description) }
+    }
+
     /// Removes a stub or an ignore rule.
     public func remove(_ handle: StubHandle) {
         state.withLock { state in

@@ -18,6 +18,9 @@ final class ListenerAnswerCache: Sendable {
 
     private let answers = Locked<[Key: (bytes: [UInt8], keepAlive: Bool)]>([:])
 
+    /// How many answers are kept.
+    var count: Int { answers.withLock { $0.count } }
+
     /// The answer kept for `key`.
     func answer(for key: Key) -> (bytes: [UInt8], keepAlive: Bool)? {
         answers.withLock { $0[key] }

@@ -17,6 +17,8 @@ struct ListenerContext: Sendable {
     let admin: Bool
     /// The answers it sends the same every time.
     let answers = ListenerAnswerCache()
+    /// The stubs added to it over HTTP.
+    let addedStubs = AdminStubs()
 
     /// The URL a request target (`/path?query`, an absolute URL, or `*`) asks for at `origin`, and its path and
     /// query as they went into it, escaped where a URL would not take the target's bytes; `nil` for a target that

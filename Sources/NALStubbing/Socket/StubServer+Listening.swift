@@ -88,7 +88,7 @@ extension StubServer {
     /// connection's queue.
     private func start(_ parsed: ParsedRequest, _ context: ListenerContext) -> ListenerStep {
         if context.admin, parsed.target.hasPrefix(AdminEndpoints.prefix) {
-            let (status, type, body) = AdminEndpoints.answer(parsed, server: self)
+            let (status, type, body) = AdminEndpoints.answer(parsed, server: self, added: context.addedStubs)
             let whole = ListenerPlayback.whole(
                 status: status, headers: [("Content-Type", type)], body: body, to: parsed)
             return .now(bytes: whole.bytes, keepAlive: whole.keepAlive, delivered: nil)
