@@ -98,6 +98,22 @@ struct StubListenerProtocolTests {
         #expect(text.contains("Location: \(listener.baseURL.absoluteString)/next\r\n"), "\(text)")
     }
 
+    @Test("a kept answer is kept per request shape: HTTP/1.0 keep-alive, then HTTP/1.1, on one connection")
+    func keptAnswersPerShape() async throws {
+        let server = StubServer()
+        server.stub(.path("/k"), response: .string("kept"))
+        let listener = try await server.listen(port: 0)
+        defer { Task { await listener.stop() } }
+        let socket = try RawSocket(port: listener.port)
+        await socket.send("GET /k HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        let first = await socket.receive { String(decoding: $0, as: UTF8.self).hasSuffix("kept") }
+        #expect(String(decoding: first.data, as: UTF8.self).contains("Connection: keep-alive\r\n"))
+        await socket.send("GET /k HTTP/1.1\r\nHost: x\r\n\r\n")
+        let second = await socket.receive { String(decoding: $0, as: UTF8.self).hasSuffix("kept") }
+        let text = String(decoding: second.data, as: UTF8.self)
+        #expect(responseStatuses(second.data) == [200] && !text.contains("Connection:"), "\(text)")
+    }
+
     @Test("Expect: 100-continue gets the interim answer before the body; Connection: close and HTTP/1.0 close")
     func continueAndClose() async throws {
         let server = Self.echoServer()
@@ -285,6 +301,12 @@ struct StubListenerProtocolTests {
         let idle = try RawSocket(port: listener.port)
         let (nothing, closed) = await idle.receive(quiet: .seconds(3))
         #expect(nothing.isEmpty && closed)
+        // A connection that served a request idles out too: its deadline moved past the one the loop waited for.
+        let served = try RawSocket(port: listener.port)
+        try await Task.sleep(for: .milliseconds(200))
+        await served.send("GET /once HTTP/1.1\r\nHost: x\r\n\r\n")
+        let (answer, closedAfterIdle) = await served.receive(quiet: .seconds(3))
+        #expect(responseStatuses(answer) == [200] && closedAfterIdle, "\(String(decoding: answer, as: UTF8.self))")
     }
 
     @Test("200 slow clients holding connections open do not hold back another client's call")

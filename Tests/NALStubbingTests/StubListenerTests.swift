@@ -1,5 +1,6 @@
 import Foundation
 import NALCore
+import NALLogging
 import NALStubbing
 import NALTestSupport
 import Testing
@@ -123,6 +124,27 @@ struct StubListenerTests {
         var imported = endpoint(plain, "imported")
         imported.requestType = .parameters(["page": 2], encoding: URLEncoding.queryString)
         #expect(try await client.request(imported).string() == "imported")
+    }
+
+    @Test("answers served at once, kept or not, are journaled with their answer and run onDelivered each time")
+    func answersAtOnceAreJournaled() async throws {
+        let server = StubServer()
+        let delivered = Locked(0)
+        server.stub(
+            .path("/counted"),
+            response: StubResponse.string("counted").whenDelivered { _ in delivered.withLock { $0 += 1 } })
+        let listener = try await server.listen(port: 0)
+        defer { Task { await listener.stop() } }
+        for _ in 0..<3 {
+            #expect(try await client.request(endpoint(listener, "counted")).string() == "counted")
+        }
+        #expect(delivered.withLock { $0 } == 3)
+        let har = try #require(try JSONSerialization.jsonObject(with: server.exportHAR()) as? [String: Any])
+        let entries = try #require((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+        #expect(entries.count == 3)
+        for entry in entries {
+            #expect((entry["response"] as? [String: Any])?["status"] as? Int == 200, "\(entry)")
+        }
     }
 
     @Test("an unmatched request gets a 404 whose body is the near-miss report, secrets redacted")

@@ -102,8 +102,8 @@ package final class RawSocket: @unchecked Sendable {
         _ = shutdown(descriptor, Int32(SHUT_WR))
     }
 
-    /// Runs a blocking call on a thread of its own: on Dispatch's pool, many tests blocking at once would hold
-    /// back the listener's own Dispatch sources.
+    /// Runs a blocking call on a thread of its own: on the cooperative pool, many tests blocking at once would hold
+    /// back the tasks that serve slow answers.
     private func run<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
         await withCheckedContinuation { continuation in
             Thread { continuation.resume(returning: body()) }.start()

@@ -56,10 +56,11 @@ package struct LiteralPattern: Sendable, Equatable {
         return terminator > 0 && found(in: whole.dropLast(terminator))
     }
 
-    /// The bytes of the line terminator ICU sees at the end of `bytes` (CRLF, LF, CR, NEL, LS, PS), 0 without one.
+    /// The bytes of the line terminator ICU sees at the end of `bytes` (CRLF, LF, VT, FF, CR, NEL, LS, PS), 0
+    /// without one.
     private static func terminatorLength(atEndOf bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int {
         if bytes.suffix(2).elementsEqual([0x0D, 0x0A]) { return 2 }
-        if let last = bytes.last, last == 0x0A || last == 0x0D { return 1 }
+        if let last = bytes.last, (0x0A...0x0D).contains(last) { return 1 }
         if bytes.suffix(2).elementsEqual([0xC2, 0x85]) { return 2 }
         if bytes.suffix(3).elementsEqual([0xE2, 0x80, 0xA8]) || bytes.suffix(3).elementsEqual([0xE2, 0x80, 0xA9]) {
             return 3

@@ -23,10 +23,29 @@ struct StubJournal: Sendable {
     }
 
     /// The requests kept, oldest first.
-    var requests: [RecordedRequest] { Array(kept[oldest...] + kept[..<oldest]) }
+    var requests: [RecordedRequest] { snapshot.requests }
 
     /// What each of `requests` was answered with.
-    var answers: [StubResponse?] { Array(keptAnswers[oldest...] + keptAnswers[..<oldest]) }
+    var answers: [StubResponse?] { snapshot.answers }
+
+    /// The journal as it stands, to be put in order outside the server's lock: copying the arrays is a reference
+    /// count, while ordering them copies every entry.
+    var snapshot: Snapshot { Snapshot(kept: kept, keptAnswers: keptAnswers, oldest: oldest) }
+
+    /// A journal's entries as they stood, in the ring's order.
+    struct Snapshot: Sendable {
+        let kept: [RecordedRequest]
+        let keptAnswers: [StubResponse?]
+        let oldest: Int
+
+        /// The requests, oldest first.
+        var requests: [RecordedRequest] { oldest == 0 ? kept : Array(kept[oldest...] + kept[..<oldest]) }
+
+        /// What each of `requests` was answered with.
+        var answers: [StubResponse?] {
+            oldest == 0 ? keptAnswers : Array(keptAnswers[oldest...] + keptAnswers[..<oldest])
+        }
+    }
 
     /// Appends `request` as `journaled(_:)` made it; its number.
     mutating func append(journaled request: RecordedRequest) -> Int {

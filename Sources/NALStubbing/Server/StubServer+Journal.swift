@@ -10,7 +10,7 @@ import NALCore
 extension StubServer {
     /// The requests received, oldest first (the last `journalCapacity`): method, URL, headers and body (upload
     /// bodies too, when NAL's transport sends them).
-    public var requests: [RecordedRequest] { state.withLock { $0.journal.requests } }
+    public var requests: [RecordedRequest] { state.withLock { $0.journal.snapshot }.requests }
 
     /// The received requests that `matcher` accepts.
     public func requests(matching matcher: RequestMatcher) -> [RecordedRequest] {
@@ -64,7 +64,8 @@ extension StubServer {
     /// answered is exported with status 0, as browsers export a failed request. `loadHAR` reads it back: values
     /// redacted here match any value there.
     public func exportHAR(revealingSecrets: Bool = false) -> Data {
-        let (journal, answers) = state.withLock { ($0.journal.requests, $0.journal.answers) }
+        let snapshot = state.withLock { $0.journal.snapshot }
+        let (journal, answers) = (snapshot.requests, snapshot.answers)
         let entries = zip(journal, answers).map { request, answer in
             var body: Data?
             if let data = answer?.body.inMemory { body = data }

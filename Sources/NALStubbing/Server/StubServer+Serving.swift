@@ -19,7 +19,7 @@ extension StubServer {
         let ignored: Bool
         /// The id of the stub that answers, when it answers every request alike: a listener keeps the bytes of its
         /// answer.
-        var repeatingStub: UInt64? = nil
+        var repeatingStubID: UInt64? = nil
     }
 
     /// Serves one request that reached one of this server's protocols. What needs no waiting (a ready response
@@ -102,7 +102,7 @@ extension StubServer {
         }
         let repeating: UInt64?
         if case .repeating = entry.source { repeating = entry.id } else { repeating = nil }
-        return Lookup(number: number, recorded: recorded, answer: answer, ignored: false, repeatingStub: repeating)
+        return Lookup(number: number, recorded: recorded, answer: answer, ignored: false, repeatingStubID: repeating)
     }
 
     /// Notes what the journal's request `number` was answered with, for `exportHAR()`.

@@ -45,24 +45,8 @@ struct ListenerContext: Sendable {
     }
 
     /// `pathAndQuery` at `origin`.
-    func url(_ pathAndQuery: String, at origin: String) -> URL? {
+    func url(pathAndQuery: String, at origin: String) -> URL? {
         URL(string: origin + pathAndQuery)
-    }
-
-    /// A parsed request's header fields as a `RecordedRequest` holds them: repeated fields joined as RFC 9110 §5.3
-    /// combines them, under the first spelling of the name.
-    static func headers(of parsed: ParsedRequest) -> [String: String] {
-        // A few fields each: a scan finds a repeated name for less than hashing lower-cased copies would cost.
-        var merged: [(name: String, value: String)] = []
-        merged.reserveCapacity(parsed.fields.count)
-        for field in parsed.fields {
-            if let index = merged.firstIndex(where: { HTTPToken.equalsIgnoringASCIICase($0.name, field.name) }) {
-                merged[index].value += ", " + field.value
-            } else {
-                merged.append((field.name, field.value))
-            }
-        }
-        return Dictionary(merged, uniquingKeysWith: { first, _ in first })
     }
 
     /// `text` with every byte a request target may not hold as it is percent-encoded, `%XX` escapes kept.

@@ -36,11 +36,12 @@ final class ListenerCore: @unchecked Sendable {
     /// Where the connections are served, each on one by its id.
     private let loops: [ListenerLoop]
 
+    /// The last connection id given, in the process: the loops that serve every listener know connections by it.
+    private static let lastID = Atomic<UInt64>(0)
+
     /// The most connections open at once: 4,096, or half the process's descriptor limit when that is lower (1,024
     /// is the usual soft limit). More are closed as they come, and the listener goes on serving the others: a
     /// connection flood costs each extra client a closed connection, not the process its descriptors.
-    private static let lastID = Atomic<UInt64>(0)
-
     static let mostConnections: Int = {
         var limit = rlimit()
         #if os(Linux)

@@ -32,6 +32,10 @@ final class ListenerLoop: @unchecked Sendable {
     /// The open connections, by id (their poller token).
     private var connections: [UInt64: StubConnection] = [:]
     private var events: [SocketPoller.Event] = []
+    /// Where the loop's connections read, allocated once: a buffer per connection cost 64 KiB each under a flood.
+    private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
+    /// The work handed over, swapped with `pending`'s so that neither is allocated again each round.
+    private var running: [@Sendable () -> Void] = []
     /// No connection's deadline comes before this: the connections are looked at again only then (`nil`: none
     /// has one).
     private var nextCheck: ContinuousClock.Instant?
@@ -42,17 +46,26 @@ final class ListenerLoop: @unchecked Sendable {
     /// a test, but with a client on the same machine, a second loop serves while the first waits for its turn.
     static let count = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
 
-    /// The process's loops, started on first use; `nil` when the system has no descriptor to spare.
-    static func shared() -> [ListenerLoop]? {
-        sharedLoops.withLock { shared in
+    /// The process's loops, started on first use.
+    /// - Throws: when the system has no descriptor to spare; no loop is started then.
+    static func shared() throws(SocketPoller.Unavailable) -> [ListenerLoop] {
+        try sharedLoops.withLock { shared throws(SocketPoller.Unavailable) in
             if !shared.isEmpty { return shared }
-            var loops: [ListenerLoop] = []
-            for _ in 0..<count {
-                guard let poller = SocketPoller() else { return nil }
-                loops.append(ListenerLoop(poller: poller))
-            }
-            shared = loops
-            return loops
+            // Every poller first, so that a failure leaves no thread behind.
+            var pollers: [SocketPoller] = []
+            for _ in 0..<count { pollers.append(try SocketPoller()) }
+            shared = pollers.map(ListenerLoop.init)
+            return shared
+        }
+    }
+
+    /// Reads what `descriptor` has, up to 64 KiB, into the loop's buffer and hands it to `body`; what read(2)
+    /// returned. On the loop's thread: one buffer serves all its connections.
+    func read(_ descriptor: Int32, _ body: (UnsafeRawBufferPointer) -> Void) -> Int {
+        readBuffer.withUnsafeMutableBytes { buffer in
+            let count = readDescriptor(descriptor, buffer.baseAddress, buffer.count)
+            if count > 0 { body(UnsafeRawBufferPointer(rebasing: buffer[..<count])) }
+            return count
         }
     }
 
@@ -103,15 +116,16 @@ final class ListenerLoop: @unchecked Sendable {
 
     private func run() {
         while true {
-            let work = pending.withLock { pending -> [@Sendable () -> Void] in
+            pending.withLock { pending in
                 if pending.work.isEmpty { pending.loopIsWaiting = true }
-                defer { pending.work.removeAll(keepingCapacity: true) }
-                return pending.work
+                swap(&pending.work, &running)
             }
-            for job in work { job() }
+            for job in running { job() }
+            let hadWork = !running.isEmpty
+            running.removeAll(keepingCapacity: true)
             // After work, the sockets are looked at without waiting: more work may have come meanwhile, and a
             // stream of it must not keep the sockets waiting.
-            poller.wait(milliseconds: work.isEmpty ? waitMilliseconds() : 0, into: &events)
+            poller.wait(milliseconds: hadWork ? 0 : waitMilliseconds(), into: &events)
             pending.withLock { $0.loopIsWaiting = false }
             for event in events {
                 guard let connection = connections[event.token] else {
@@ -128,6 +142,7 @@ final class ListenerLoop: @unchecked Sendable {
     private func waitMilliseconds() -> Int32 {
         guard let nextCheck else { return -1 }
         let left = (nextCheck - .now).components
+        guard left.seconds < Int64(Int32.max / 1000) else { return Int32.max }
         let milliseconds = left.seconds * 1000 + (left.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
         return Int32(clamping: max(0, milliseconds))
     }
@@ -144,4 +159,9 @@ final class ListenerLoop: @unchecked Sendable {
             noteDeadline(deadline)
         }
     }
+}
+
+/// `read(2)`, out of reach of the loop's own `read`.
+private func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
 }

@@ -1,4 +1,4 @@
-/// What a stub listener does with a request it read: answer at once, on the connection's queue, when the answer
+/// What a stub listener does with a request it read: answer at once, on the connection's loop, when the answer
 /// needs no waiting (a stub in memory without delay or pacing, a near-miss report, an admin endpoint), or in a task
 /// when it does. Answering at once saves a task and its hops, and lets pipelined requests be answered in one write.
 enum ListenerStep: Sendable {

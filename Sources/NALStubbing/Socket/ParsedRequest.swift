@@ -64,6 +64,22 @@ package struct ParsedRequest: Sendable, Equatable {
         return String(folded)
     }
 
+    /// The header fields as a `RecordedRequest` holds them: repeated fields joined as RFC 9110 §5.3
+    /// combines them, under the first spelling of the name.
+    var recordedHeaders: [String: String] {
+        // A few fields each: a scan finds a repeated name for less than hashing lower-cased copies would cost.
+        var merged: [(name: String, value: String)] = []
+        merged.reserveCapacity(fields.count)
+        for field in fields {
+            if let index = merged.firstIndex(where: { HTTPToken.equalsIgnoringASCIICase($0.name, field.name) }) {
+                merged[index].value += ", " + field.value
+            } else {
+                merged.append((field.name, field.value))
+            }
+        }
+        return Dictionary(merged, uniquingKeysWith: { first, _ in first })
+    }
+
     /// Whether the method's answer carries no body (`HEAD`).
     package var isHead: Bool { method == "HEAD" }
 }

@@ -14,20 +14,22 @@
 /// microseconds, and nothing per request when few change what they wait for.
 ///
 /// Not thread-safe, except `wake()`: the loop's thread alone registers and waits.
-final class SocketPoller: @unchecked Sendable {
-    // @unchecked: everything but `wake()` runs on the loop's thread; `wake()` only writes to a pipe.
-
+final class SocketPoller {
     /// What one wait reported for one socket.
     struct Event {
         let token: UInt64
         let descriptor: Int32
         let readable: Bool
         let writable: Bool
-        /// An error or a hang-up: the connection can neither send nor receive any more.
+        /// The peer hung up: on Linux both directions are shut; on Apple platforms a half-close is enough.
+        let hungUp: Bool
+        /// An error on the socket (a reset).
         let failed: Bool
+        /// The descriptor is not open: closed behind the poller's back.
+        let invalid: Bool
     }
 
-    private struct Interest {
+    private struct Interest: Equatable {
         var token: UInt64
         var read: Bool
         var write: Bool
@@ -43,10 +45,16 @@ final class SocketPoller: @unchecked Sendable {
     private var pollTokens: [UInt64] = []
     private var changed = true
 
-    /// `nil` when the system has no descriptor to spare; `errno` says why.
-    init?() {
+    /// Why a poller could not be made: the system had no descriptor to spare.
+    struct Unavailable: Error {
+        let reason: String
+    }
+
+    init() throws(Unavailable) {
         var descriptors: [Int32] = [0, 0]
-        guard pipe(&descriptors) == 0 else { return nil }
+        // pipe2(O_CLOEXEC) is not in Swift's Glibc: a process another thread spawns between these calls could
+        // inherit the pipe, as it could ListeningSocket's socket. Made once per loop, at the first listen.
+        guard pipe(&descriptors) == 0 else { throw Unavailable(reason: String(cString: strerror(errno))) }
         for descriptor in descriptors {
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
@@ -60,9 +68,12 @@ final class SocketPoller: @unchecked Sendable {
         _ = close(wakePipe.write)
     }
 
-    /// Watches `descriptor` for what is asked, or changes what it is watched for.
+    /// Watches `descriptor` for what is asked, or changes what it is watched for. A socket watched for nothing is
+    /// left out of the wait: poll(2) would report its hang-up again and again.
     func watch(_ descriptor: Int32, token: UInt64, read: Bool, write: Bool) {
-        interests[descriptor] = Interest(token: token, read: read, write: write)
+        let interest = Interest(token: token, read: read, write: write)
+        guard interests[descriptor] != interest else { return }
+        interests[descriptor] = interest
         changed = true
     }
 
@@ -87,7 +98,7 @@ final class SocketPoller: @unchecked Sendable {
             changed = false
             pollDescriptors.removeAll(keepingCapacity: true)
             pollTokens.removeAll(keepingCapacity: true)
-            for (descriptor, interest) in interests {
+            for (descriptor, interest) in interests where interest.read || interest.write {
                 let asked = (interest.read ? Int16(POLLIN) : 0) | (interest.write ? Int16(POLLOUT) : 0)
                 pollDescriptors.append(pollfd(fd: descriptor, events: asked, revents: 0))
                 pollTokens.append(interest.token)
@@ -105,9 +116,9 @@ final class SocketPoller: @unchecked Sendable {
             events.append(
                 Event(
                     token: pollTokens[index], descriptor: pollDescriptors[index].fd,
-                    readable: revents & Int16(POLLIN) != 0,
-                    writable: revents & Int16(POLLOUT) != 0,
-                    failed: revents & (Int16(POLLERR) | Int16(POLLHUP) | Int16(POLLNVAL)) != 0))
+                    readable: revents & Int16(POLLIN) != 0, writable: revents & Int16(POLLOUT) != 0,
+                    hungUp: revents & Int16(POLLHUP) != 0, failed: revents & Int16(POLLERR) != 0,
+                    invalid: revents & Int16(POLLNVAL) != 0))
         }
     }
 
@@ -118,7 +129,8 @@ final class SocketPoller: @unchecked Sendable {
     }
 
     private func drainWakePipe() {
-        var bytes = [UInt8](repeating: 0, count: 64)
-        while read(wakePipe.read, &bytes, bytes.count) > 0 {}
+        var bytes: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        let size = MemoryLayout.size(ofValue: bytes)
+        while withUnsafeMutableBytes(of: &bytes, { read(wakePipe.read, $0.baseAddress, size) }) > 0 {}
     }
 }

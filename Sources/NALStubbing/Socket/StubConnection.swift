@@ -55,10 +55,6 @@ final class StubConnection: @unchecked Sendable {
     /// Bytes queued for the client past which a serving task waits, and to which they must fall before it goes on.
     static let highWater = 1 << 20
     static let lowWater = 256 << 10
-    /// The most bytes read in one go before other connections get their turn.
-    private static let readSize = 64 << 10
-    /// Where reads land, allocated once: a fresh zeroed buffer per read cost more than the rest of a small answer.
-    private var readBuffer = [UInt8](repeating: 0, count: StubConnection.readSize)
 
     init(
         id: UInt64, descriptor: Int32, loop: ListenerLoop, limits: HTTPRequestParser.Limits,
@@ -90,12 +86,24 @@ final class StubConnection: @unchecked Sendable {
 
     /// What the loop saw on the socket.
     func handle(_ event: SocketPoller.Event) {
-        if event.readable || event.failed, !readSuspended { readAvailable() }
-        if event.writable || event.failed, !writeSuspended { flush() }
-        // An error or a hang-up: nothing more can be sent or received, and the poller would report it again and
-        // again.
-        if event.failed { close() }
+        if event.invalid {
+            // The number was closed behind the loop's back and may be another socket's by now: no I/O on it.
+            Self.log.error("a stub listener's connection lost its socket; it is dropped")
+            abandon()
+            return
+        }
+        if event.failed {
+            // An error (a reset): nothing more can be sent or received.
+            close()
+            return
+        }
+        // A hang-up is read as the end of what the client sends (read gives 0); what it still waits for is sent
+        // until a write fails. On Apple platforms a half-close alone reports it.
+        if event.readable || event.hungUp, !readSuspended { readAvailable() }
+        if event.writable || event.hungUp, !writeSuspended { flush() }
     }
+
+    private static var log: Logger { Logger(nal: .stubbing) }
 
     // MARK: What a serving task calls
 
@@ -174,14 +182,15 @@ final class StubConnection: @unchecked Sendable {
 
     private func readAvailable() {
         guard !closed else { return }
-        let count = readBuffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, Self.readSize) }
+        let count = loop.read(descriptor) { [self] bytes in
+            // After a refusal, what the client still sends is dropped, until it closes or the linger ends.
+            if !lingering { parser.append(bytes) }
+        }
         if lingering {
-            // After a refusal: dropped, until the client closes or the linger ends.
             if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) { close() }
             return
         }
         if count > 0 {
-            readBuffer.withUnsafeBytes { parser.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
             processRequests()
         } else if count == 0 {
             // The client finished sending (it may still read): what it sent whole is answered, then the
@@ -210,6 +219,8 @@ final class StubConnection: @unchecked Sendable {
                         outgoing.append(contentsOf: bytes)
                         delivered?()
                         guard keepAlive else {
+                            // Nothing more is read: a client that does not read the answer cannot fill the parser.
+                            suspendReading()
                             closeWhenFlushed = true
                             flush()
                             return
@@ -416,6 +427,15 @@ final class StubConnection: @unchecked Sendable {
     }
 
     private func close() {
+        end(closingDescriptor: true)
+    }
+
+    /// Ends the connection without closing its descriptor, which is no longer its own.
+    private func abandon() {
+        end(closingDescriptor: false)
+    }
+
+    private func end(closingDescriptor: Bool) {
         guard !closed else { return }
         closed = true
         closedFlag.store(true, ordering: .releasing)
@@ -426,7 +446,7 @@ final class StubConnection: @unchecked Sendable {
         waitingForRoom = []
         for continuation in waiting { continuation.resume(returning: false) }
         if registered { loop.unregister(self) }
-        closeDescriptor(descriptor)
+        if closingDescriptor { closeDescriptor(descriptor) }
         onClose(id)
     }
 }

@@ -44,9 +44,11 @@ extension StubServer {
         host: String, port: Int, as origin: URL?, options: ListenerOptions
     ) throws(StubListenerError) -> StubListener {
         let originText = try origin.map { url throws(StubListenerError) in try Self.originText(of: url) }
-        guard let loops = ListenerLoop.shared() else {
-            throw .cannotListen(
-                host: host, port: port, reason: "no descriptor for its event loop: \(String(cString: strerror(errno)))")
+        let loops: [ListenerLoop]
+        do {
+            loops = try ListenerLoop.shared()
+        } catch {
+            throw .cannotListen(host: host, port: port, reason: "no descriptor for its event loops: \(error.reason)")
         }
         let socket = try ListeningSocket.open(host: host, port: port)
         // A listener on every address is reached at the loopback one from this machine.
@@ -85,7 +87,7 @@ extension StubServer {
     // MARK: Answering
 
     /// What to do with one request a listener read: its answer at once, or the work that plays it. Runs on the
-    /// connection's queue.
+    /// connection's loop.
     private func start(_ parsed: ParsedRequest, _ context: ListenerContext) -> ListenerStep {
         if context.admin, parsed.target.hasPrefix(AdminEndpoints.prefix) {
             let (status, type, body) = AdminEndpoints.answer(parsed, server: self, added: context.addedStubs)
@@ -101,11 +103,11 @@ extension StubServer {
         }
         // Matched as a RecordedRequest, made once: a URLRequest is made only for a handler or the network.
         let request = RecordedRequest(
-            method: parsed.method, url: url, headers: ListenerContext.headers(of: parsed), body: parsed.body)
+            method: parsed.method, url: url, headers: parsed.recordedHeaders, body: parsed.body)
         let found = lookUp(request, at: pathAndQuery, trying: origins.dropFirst(), context)
-        guard let answer = found.lookup.answer, !found.lookup.ignored else {
-            guard found.lookup.ignored || unmatchedPolicy == .passThrough else {
-                let report = unmatchedReport(found.lookup.recorded)
+        guard let answer = found.answer, !found.ignored else {
+            guard found.ignored || unmatchedPolicy == .passThrough else {
+                let report = unmatchedReport(found.recorded)
                 // At info, not error: the 404's body carries the report, and a log written for every unmatched
                 // request would block the listener on a standard error nobody reads (a test harness's pipe).
                 Self.log.info("\(report, privacy: .public)")
@@ -115,33 +117,33 @@ extension StubServer {
                 return .now(bytes: whole.bytes, keepAlive: whole.keepAlive, delivered: nil)
             }
             return .later { connection in
-                await self.passThrough(found.lookup, parsed, context, connection)
+                await self.passThrough(found, parsed, context, connection)
             }
         }
         let playback: @Sendable (StubResponse) -> ListenerPlayback = { response in
             ListenerPlayback(response: response, request: parsed, context: context, knownOrigins: knownOrigins)
         }
         if case .response(let response) = answer,
-            let whole = answerAtOnce(response, found.lookup, parsed, context, playback)
+            let whole = answerAtOnce(response, found, parsed, context, playback)
         {
-            journal(response, for: found.lookup.number)
-            let recorded = found.lookup.recorded
+            journal(response, for: found.number)
+            let recorded = found.recorded
             let delivered = response.onDelivered.map { callback in { @Sendable in callback(recorded) } }
             return .now(bytes: whole.bytes, keepAlive: whole.keepAlive, delivered: delivered)
         }
         return .later { connection in
             let response: StubResponse
             do {
-                response = try await answer.response(for: found.lookup.recorded.urlRequest)
+                response = try await answer.response(for: found.recorded.urlRequest)
             } catch {
                 // A client on a socket cannot be handed a Swift error: the connection ends, as a network error's.
                 Self.log.error("a stub handler failed: \(String(describing: error), privacy: .public)")
                 connection.drop()
                 return
             }
-            self.journal(response, for: found.lookup.number)
+            self.journal(response, for: found.number)
             await playback(response).play(on: connection)
-            response.onDelivered?(found.lookup.recorded)
+            response.onDelivered?(found.recorded)
         }
     }
 
@@ -151,7 +153,7 @@ extension StubServer {
         _ response: StubResponse, _ lookup: Lookup, _ parsed: ParsedRequest, _ context: ListenerContext,
         _ playback: (StubResponse) -> ListenerPlayback
     ) -> (bytes: [UInt8], keepAlive: Bool)? {
-        let key = lookup.repeatingStub.map {
+        let key = lookup.repeatingStubID.map {
             ListenerAnswerCache.Key(
                 stub: $0, isHead: parsed.isHead, isHTTP10: parsed.isHTTP10, keepsAlive: parsed.keepsAlive)
         }
@@ -167,11 +169,11 @@ extension StubServer {
     private func lookUp(
         _ request: RecordedRequest, at pathAndQuery: String, trying others: ArraySlice<String>,
         _ context: ListenerContext
-    ) -> (request: RecordedRequest, lookup: Lookup) {
+    ) -> Lookup {
         let candidates =
             [request]
             + others.compactMap { origin in
-                context.url(pathAndQuery, at: origin).map {
+                context.url(pathAndQuery: pathAndQuery, at: origin).map {
                     RecordedRequest(method: request.method, url: $0, headers: request.headers, body: request.body)
                 }
             }
@@ -186,8 +188,7 @@ extension StubServer {
                 best = entry
                 chosenIndex = index
             }
-            let chosen = candidates[chosenIndex]
-            return (chosen, Self.lookUp(chosen, journaled: journaled[chosenIndex], in: &state))
+            return Self.lookUp(candidates[chosenIndex], journaled: journaled[chosenIndex], in: &state)
         }
     }
 
