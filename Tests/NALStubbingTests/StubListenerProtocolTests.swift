@@ -98,7 +98,7 @@ struct StubListenerProtocolTests {
         #expect(text.contains("Location: \(listener.baseURL.absoluteString)/next\r\n"), "\(text)")
     }
 
-    @Test("a kept answer is kept per request shape: HTTP/1.0 keep-alive, then HTTP/1.1, on one connection")
+    @Test("a kept answer is kept per request shape: HTTP/1.0 keep-alive, HTTP/1.1, then Connection: close")
     func keptAnswersPerShape() async throws {
         let server = StubServer()
         server.stub(.path("/k"), response: .string("kept"))
@@ -112,6 +112,11 @@ struct StubListenerProtocolTests {
         let second = await socket.receive { String(decoding: $0, as: UTF8.self).hasSuffix("kept") }
         let text = String(decoding: second.data, as: UTF8.self)
         #expect(responseStatuses(second.data) == [200] && !text.contains("Connection:"), "\(text)")
+        // And one that closes gets an answer that says so, and the connection ends.
+        await socket.send("GET /k HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let third = await socket.receive(quiet: .seconds(3))
+        #expect(String(decoding: third.data, as: UTF8.self).contains("Connection: close\r\n"))
+        #expect(third.closed, "the connection stayed open after Connection: close")
     }
 
     @Test("Expect: 100-continue gets the interim answer before the body; Connection: close and HTTP/1.0 close")

@@ -263,6 +263,19 @@ struct StubServerSafetyTests {
         }
         server.clearJournal()
         #expect(server.requests.isEmpty)
+        // Once full, an unanswered request takes the oldest's place without inheriting its answer.
+        let small = StubServer(journalCapacity: 2)
+        small.stub(.path("/a"), response: .string("A"))
+        let smallClient = small.client()
+        let base = try #require(URL(string: Self.base))
+        for path in ["a", "a", "missing"] {
+            _ = try? await smallClient.request(TestEndpoint(baseURL: base, path: path))
+        }
+        let wrapped = try #require(try JSONSerialization.jsonObject(with: small.exportHAR()) as? [String: Any])
+        let statuses = try #require((wrapped["log"] as? [String: Any])?["entries"] as? [[String: Any]]).map {
+            ($0["response"] as? [String: Any])?["status"] as? Int
+        }
+        #expect(statuses == [200, 0], "\(statuses)")
     }
 
     @Test("StubTransport's journal keeps the last requests up to its capacity, large bodies as a digest, and clears")
