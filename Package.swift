@@ -32,7 +32,10 @@ let package = Package(
             swiftSettings: strictSettings),
         .target(name: "NALMiddleware", dependencies: ["NALCore", "NALLogging"], swiftSettings: strictSettings),
         .target(
-            name: "NALStubbing", dependencies: ["NALCore", "NALLogging", "NALSupport"], swiftSettings: strictSettings),
+            name: "NALStubbing",
+            dependencies: [
+                "NALCore", "NALLogging", "NALSupport", .target(name: "CCurl", condition: .when(platforms: [.linux])),
+            ], swiftSettings: strictSettings),
         // The command line's commands, parsing and output: a library, so that tests and the fuzzer reach them.
         .target(
             name: "NALCommandLine",

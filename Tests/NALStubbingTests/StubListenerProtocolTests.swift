@@ -1,5 +1,6 @@
 import Foundation
 import NALCore
+import NALLogging
 import NALStubbing
 import NALTestSupport
 import Testing
@@ -117,6 +118,34 @@ struct StubListenerProtocolTests {
         let third = await socket.receive(quiet: .seconds(3))
         #expect(String(decoding: third.data, as: UTF8.self).contains("Connection: close\r\n"))
         #expect(third.closed, "the connection stayed open after Connection: close")
+    }
+
+    @Test("a large body is played as the client reads, not queued whole; HEAD of an admin endpoint states its length")
+    func largeBodiesAndAdminHead() async throws {
+        let server = StubServer()
+        let delivered = Locked(false)
+        let size = 32 << 20
+        server.stub(
+            .path("/large"),
+            response: StubResponse(body: Data(count: size)).whenDelivered { _ in delivered.withLock { $0 = true } })
+        var options = ListenerOptions()
+        options.adminEndpoints = true
+        let listener = try server.listen(host: "127.0.0.1", port: 0, as: nil, options: options)
+        defer { Task { await listener.stop() } }
+        let socket = try RawSocket(port: listener.port)
+        await socket.send("GET /large HTTP/1.1\r\nHost: x\r\n\r\n")
+        // Unread, 32 MiB cannot all have left: the answer waits for room instead of being copied out whole.
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(!delivered.withLock { $0 }, "32 MiB were queued for a client that read nothing")
+        let (data, _) = await socket.receive { $0.count >= size }
+        #expect(data.count >= size)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(delivered.withLock { $0 })
+        let head = try RawSocket(port: listener.port)
+        await head.send("HEAD /__nal/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        let answer = await head.receive { String(decoding: $0, as: UTF8.self).contains("\r\n\r\n") }
+        let text = String(decoding: answer.data, as: UTF8.self)
+        #expect(text.contains("Content-Length: 3\r\n") && text.hasSuffix("\r\n\r\n"), "\(text)")
     }
 
     @Test("Expect: 100-continue gets the interim answer before the body; Connection: close and HTTP/1.0 close")
@@ -250,6 +279,10 @@ struct StubListenerProtocolTests {
             Hostile(
                 name: "a space before the colon", bytes: "GET / HTTP/1.1\r\nHost: x\r\nX-A : a\r\n\r\n", status: 400),
             Hostile(name: "no Host in HTTP/1.1", bytes: "GET / HTTP/1.1\r\n\r\n", status: 400),
+            Hostile(
+                name: "a thousand empty lines before the request line",
+                bytes: String(repeating: "\r\n", count: 1000) + "GET / HTTP/1.1\r\nHost: x\r\n\r\n", status: 400,
+                reason: "empty lines"),
             Hostile(name: "two Hosts", bytes: "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", status: 400),
             Hostile(name: "HTTP/2.0 in a request line", bytes: "GET / HTTP/2.0\r\nHost: x\r\n\r\n", status: 505),
             Hostile(name: "not a request line", bytes: "HELLO\r\n\r\n", status: 400),

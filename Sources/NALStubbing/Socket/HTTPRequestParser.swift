@@ -57,6 +57,9 @@ package struct HTTPRequestParser: Sendable {
     /// Bytes of the current head (or trailer section) so far.
     private var headBytes = 0
     private var trailerFields = 0
+    /// Empty lines before the current request line.
+    private var emptyLines = 0
+    private static let mostEmptyLines = 16
 
     package init(limits: Limits = Limits()) {
         self.limits = limits
@@ -104,8 +107,15 @@ package struct HTTPRequestParser: Sendable {
                 headBytes += line.count + 2
                 guard headBytes <= limits.head + 2 else { throw refusal(.head) }
                 if current == nil {
-                    // RFC 9112 §2.2: empty lines before a request line are ignored.
-                    if line.isEmpty { continue }
+                    // RFC 9112 §2.2: empty lines before a request line are ignored, a few of them.
+                    if line.isEmpty {
+                        emptyLines += 1
+                        guard emptyLines <= Self.mostEmptyLines else {
+                            throw .badRequest("over \(Self.mostEmptyLines) empty lines come before the request line")
+                        }
+                        continue
+                    }
+                    emptyLines = 0
                     current = try Self.requestLine(line)
                     current?.fields.reserveCapacity(8)
                 } else if line.isEmpty {

@@ -1,6 +1,11 @@
 import Foundation
 import NALLogging
 
+#if canImport(CCurl)
+    // For naming the loop threads: Swift's Glibc does not export pthread_setname_np.
+    import CCurl
+#endif
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -72,8 +77,12 @@ final class ListenerLoop: @unchecked Sendable {
     private init(poller: SocketPoller) {
         self.poller = poller
         let thread = Thread { [self] in
-            // Named from inside, where Foundation names the system's thread too (`top -H`, `perf`).
-            Thread.current.name = "nal.stubs"
+            // Named from inside, as the system shows it (`top -H`, `perf`, `/proc/…/comm`).
+            #if canImport(CCurl)
+                nal_name_current_thread("nal.stubs")
+            #else
+                Thread.current.name = "nal.stubs"
+            #endif
             run()
         }
         thread.stackSize = 1 << 20
@@ -158,7 +167,13 @@ final class ListenerLoop: @unchecked Sendable {
             guard let deadline = connection.checkDeadline(now) else { continue }
             noteDeadline(deadline)
         }
+        // Scans come 50 ms apart at most, however the deadlines are spread: thousands of connections opened one by
+        // one would otherwise cost a scan of all each for every one's deadline.
+        if let next = nextCheck { nextCheck = max(next, now + Self.checkInterval) }
     }
+
+    /// The shortest time between two scans of the connections' deadlines; a timeout fires up to this late.
+    static let checkInterval = Duration.milliseconds(50)
 }
 
 /// `read(2)`, out of reach of the loop's own `read`.

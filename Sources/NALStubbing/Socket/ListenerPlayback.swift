@@ -88,11 +88,13 @@ struct ListenerPlayback: Sendable {
     }
 
     /// The whole answer at once, when it needs no waiting: a body in memory, without delay, pacing, pauses between
-    /// pieces or truncation, and a status that can be sent; `nil` otherwise.
+    /// pieces or truncation, and a status that can be sent; `nil` otherwise. A body over `StubConnection.lowWater`
+    /// is played by a task instead, held back while the client reads slowly: a copy of it per connection that does
+    /// not read would hold gigabytes.
     func atOnce() -> (bytes: [UInt8], keepAlive: Bool)? {
         guard response.isReadyAtOnce, response.truncationPoint == nil, (response.chunkInterval ?? .zero) == .zero,
             response.statusProblem == nil, Self.interimProblem(response.status) == nil,
-            case .data(let body) = response.body
+            case .data(let body) = response.body, body.count <= StubConnection.lowWater
         else { return nil }
         var (bytes, _, keepAlive) = head(length: body.count)
         if !ListenerResponseHead.hasNoBody(status: response.status, method: request.method) {
@@ -122,8 +124,11 @@ struct ListenerPlayback: Sendable {
         status: Int, headers: [(name: String, value: String)], body: Data, to request: ParsedRequest
     ) -> (bytes: [UInt8], keepAlive: Bool) {
         let noBody = ListenerResponseHead.hasNoBody(status: status, method: request.method)
+        // A HEAD answer states the length a GET would get, as a stub's does.
+        let statesLength = request.isHead && !ListenerResponseHead.hasNoBody(status: status, method: "GET")
         var (bytes, _) = ListenerResponseHead.head(
-            status: status, headers: headers, framing: noBody ? .none(length: nil) : .length(body.count),
+            status: status, headers: headers,
+            framing: noBody ? .none(length: statesLength ? body.count : nil) : .length(body.count),
             keepAlive: request.keepsAlive, isHTTP10: request.isHTTP10)
         if !noBody { bytes.append(contentsOf: body) }
         return (bytes, request.keepsAlive)

@@ -90,10 +90,13 @@ extension StubServer {
     /// connection's loop.
     private func start(_ parsed: ParsedRequest, _ context: ListenerContext) -> ListenerStep {
         if context.admin, parsed.target.hasPrefix(AdminEndpoints.prefix) {
-            let (status, type, body) = AdminEndpoints.answer(parsed, server: self, added: context.addedStubs)
-            let whole = ListenerPlayback.whole(
-                status: status, headers: [("Content-Type", type)], body: body, to: parsed)
-            return .now(bytes: whole.bytes, keepAlive: whole.keepAlive, delivered: nil)
+            // In a task: the journal of a thousand large bodies takes seconds to write as JSON, and the loop serves
+            // other connections meanwhile.
+            return .later { connection in
+                let (status, type, body) = AdminEndpoints.answer(parsed, server: self, added: context.addedStubs)
+                ListenerPlayback.send(
+                    status: status, headers: [("Content-Type", type)], body: body, to: parsed, connection)
+            }
         }
         let knownOrigins = state.withLock { $0.registry.knownOrigins() }
         let origins = context.origin.map { [$0] } ?? [context.base] + knownOrigins
