@@ -71,8 +71,9 @@ echo "== the transport suites again, against CurlTransport (NAL_TEST_TRANSPORT=c
 NAL_TEST_TRANSPORT=curl swift test --skip-build --filter "$TRANSPORT_SUITES" \
     2>&1 | tee .build/test-pass-curl.log
 
-echo "== and once more, each call made from CurlTransport's own thread (NAL_TEST_TRANSPORT=curl-loop)"
-NAL_TEST_TRANSPORT=curl-loop swift test --skip-build --filter "$TRANSPORT_SUITES" \
+echo "== and once more, each call made from CurlTransport's own thread (NAL_TEST_TRANSPORT=curl-loop), the stub"
+echo "   listener's loops on poll(2), as on Apple platforms, instead of epoll (NAL_LISTENER_POLL=portable)"
+NAL_TEST_TRANSPORT=curl-loop NAL_LISTENER_POLL=portable swift test --skip-build --filter "$TRANSPORT_SUITES" \
     2>&1 | tee .build/test-pass-curl-loop.log
 
 echo "== command-line tests (nal-cli and nal-bench as processes)"

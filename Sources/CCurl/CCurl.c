@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 
 // libcurl's calling conventions, declared in our words. curl_easy_setopt and curl_multi_setopt are variadic: they
@@ -221,5 +222,35 @@ int nal_curl_multi_next_done(void *multi, nal_curl_done *done) {
 
 // Names the calling thread as the system shows it (at most 15 bytes); a GNU extension, hence here rather than in Swift.
 void nal_name_current_thread(const char *name) { (void)pthread_setname_np(pthread_self(), name); }
+
+int nal_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int nal_epoll_watch(int epoll, int descriptor, int adding, int read, int write, uint64_t token) {
+    struct epoll_event event = {0};
+    event.events = (read ? EPOLLIN : 0) | (write ? EPOLLOUT : 0);
+    event.data.u64 = token;
+    return epoll_ctl(epoll, adding ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, descriptor, &event);
+}
+
+int nal_epoll_remove(int epoll, int descriptor) {
+    struct epoll_event unused = {0};
+    return epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, &unused);
+}
+
+int nal_epoll_wait(int epoll, nal_epoll_ready *ready, int capacity, int milliseconds) {
+    struct epoll_event events[256];
+    if (capacity > 256) capacity = 256;
+    if (capacity < 1) return 0;
+    int count = epoll_wait(epoll, events, capacity, milliseconds);
+    for (int index = 0; index < count; index++) {
+        uint32_t flags = events[index].events;
+        ready[index].token = events[index].data.u64;
+        ready[index].readable = (flags & EPOLLIN) != 0;
+        ready[index].writable = (flags & EPOLLOUT) != 0;
+        ready[index].hung_up = (flags & EPOLLHUP) != 0;
+        ready[index].failed = (flags & EPOLLERR) != 0;
+    }
+    return count;
+}
 
 #endif

@@ -71,4 +71,25 @@ int nal_curl_multi_next_done(void *multi, nal_curl_done *done);
 /// Names the calling thread (at most 15 bytes) where `top -H`, `perf` and `/proc/<pid>/task/<tid>/comm` show it.
 void nal_name_current_thread(const char *name);
 
+// epoll, for the stub listener's loops: Swift's Glibc does not export <sys/epoll.h>. Level-triggered.
+
+/// What one wait found ready on one descriptor (each flag 0 or 1).
+typedef struct nal_epoll_ready {
+    uint64_t token;
+    int readable;
+    int writable;
+    int hung_up;
+    int failed;
+} nal_epoll_ready;
+
+/// A close-on-exec epoll instance, or -1 (errno says why).
+int nal_epoll_create(void);
+/// Watches `descriptor` under `token` for reading and writing as asked (`adding`: 1 for a new one, 0 to change
+/// one watched already): 0, or -1.
+int nal_epoll_watch(int epoll, int descriptor, int adding, int read, int write, uint64_t token);
+/// Stops watching `descriptor`: 0, or -1.
+int nal_epoll_remove(int epoll, int descriptor);
+/// Waits up to `milliseconds` (-1: without end) and fills up to `capacity` (at most 256) entries: how many, or -1.
+int nal_epoll_wait(int epoll, nal_epoll_ready *ready, int capacity, int milliseconds);
+
 #endif

@@ -1,9 +1,5 @@
 public import Foundation
 
-#if canImport(FoundationNetworking)
-    public import FoundationNetworking
-#endif
-
 /// How a request's body travels.
 public enum RequestKind: Sendable {
     /// The body, if any, is in the `URLRequest`; the response body is kept in memory.

@@ -47,6 +47,11 @@ final class ListenerLoop: @unchecked Sendable {
 
     private static let sharedLoops = Locked<[ListenerLoop]>([])
 
+    /// How the loops wait: epoll on Linux, unless `NAL_LISTENER_POLL=portable` asks for poll(2), the mechanism of
+    /// Apple platforms, so that NAL's own tests run that path on Linux too.
+    static let mechanism: SocketPoller.Mechanism =
+        ProcessInfo.processInfo.environment["NAL_LISTENER_POLL"] == "portable" ? .portable : .best
+
     /// How many loops serve the listeners: one per processor, up to four. A stub server is rarely the busy end of
     /// a test, but with a client on the same machine, a second loop serves while the first waits for its turn.
     static let count = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
@@ -58,7 +63,7 @@ final class ListenerLoop: @unchecked Sendable {
             if !shared.isEmpty { return shared }
             // Every poller first, so that a failure leaves no thread behind.
             var pollers: [SocketPoller] = []
-            for _ in 0..<count { pollers.append(try SocketPoller()) }
+            for _ in 0..<count { pollers.append(try SocketPoller(mechanism)) }
             shared = pollers.map(ListenerLoop.init)
             return shared
         }
