@@ -148,6 +148,22 @@ struct StubListenerProtocolTests {
         #expect(text.contains("Content-Length: 3\r\n") && text.hasSuffix("\r\n\r\n"), "\(text)")
     }
 
+    @Test("twenty pipelined requests for 200 KiB answers, read only once all are sent: every answer arrives whole")
+    func pipelinedLargeAnswers() async throws {
+        let server = StubServer()
+        let body = Data(repeating: UInt8(ascii: "x"), count: 200 << 10)
+        server.stub(.path("/mid"), response: StubResponse(body: body))
+        let listener = try await server.listen(port: 0)
+        defer { Task { await listener.stop() } }
+        let socket = try RawSocket(port: listener.port)
+        // More than the listener queues before it waits for the client to read: it must resume when the client does.
+        await socket.send(String(repeating: "GET /mid HTTP/1.1\r\nHost: x\r\n\r\n", count: 20))
+        try await Task.sleep(for: .milliseconds(300))
+        let (data, _) = await socket.receive { responseStatuses($0).count == 20 && $0.count >= 20 * (200 << 10) }
+        #expect(responseStatuses(data) == Array(repeating: 200, count: 20))
+        #expect(data.count >= 20 * (200 << 10), "\(data.count) bytes of 20 answers")
+    }
+
     @Test("Expect: 100-continue gets the interim answer before the body; Connection: close and HTTP/1.0 close")
     func continueAndClose() async throws {
         let server = Self.echoServer()
