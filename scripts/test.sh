@@ -65,7 +65,22 @@ rm -f .build/test-pass-*.log
 # worst stall near 0.1 s (measured with a probe that hops to each pool every 20 ms).
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-16}
 echo "== tests"
-swift test --skip-build --skip NALCLITests 2>&1 | tee .build/test-pass-1.log
+if ! swift test --skip-build --skip NALCLITests 2>&1 | tee .build/test-pass-1.log; then
+    # A test whose only misses are Timing.bound checks runs again with its suite alone: a bound missed under the
+    # whole pass's load (a stall of over 5 s on two shared cores) is the load; one missed alone is a failure. Any
+    # other issue, or a crash (no issue recorded), fails the run as it is.
+    issues=$(grep -E '✘ Test .* recorded an issue at ' .build/test-pass-1.log || true)
+    if [[ -z "$issues" ]] || grep -qv 'Timing.bound(' <<< "$issues"; then
+        exit 1
+    fi
+    suites=$(grep -oE 'recorded an issue at [A-Za-z0-9_]+\.swift' <<< "$issues" | sed 's/.* at //; s/\.swift$//' | sort -u)
+    echo "== only timing bounds were missed under the whole pass's load; each of their suites again, alone:" $suites
+    for suite in $suites; do
+        swift test --skip-build --filter "$suite" 2>&1 | tee ".build/test-pass-1-$suite.log"
+        grep -qE "Test run with [1-9][0-9]* tests? .*passed" ".build/test-pass-1-$suite.log" \
+            || { echo "Error: $suite failed alone too, or ran no test" >&2; exit 1; }
+    done
+fi
 
 echo "== the transport suites again, against CurlTransport (NAL_TEST_TRANSPORT=curl)"
 NAL_TEST_TRANSPORT=curl swift test --skip-build --filter "$TRANSPORT_SUITES" \
