@@ -39,10 +39,17 @@ struct DownloadSafetyTests {
         }
         await first.value
         let directory = destination.deletingLastPathComponent()
-        let name = try #require(
-            try FileManager.default.contentsOfDirectory(atPath: directory.path).first {
+        // The partial file is kept as the stopped transfer winds down, which a loaded machine (ThreadSanitizer's)
+        // may finish a moment after the loop above has ended: looked for until it is there, for up to 30 s.
+        var found: String?
+        let deadline = ContinuousClock.now + .seconds(30)
+        while found == nil, ContinuousClock.now < deadline {
+            found = try FileManager.default.contentsOfDirectory(atPath: directory.path).first {
                 $0.hasPrefix(".\(destination.lastPathComponent).nal-partial-")
-            })
+            }
+            if found == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        let name = try #require(found)
         let partial = directory.appendingPathComponent(name)
         try await Self.waitUntilUnlocked(partial)
         return partial
