@@ -358,11 +358,18 @@ struct StubListenerProtocolTests {
         let (nothing, closed) = await idle.receive(quiet: .seconds(3))
         #expect(nothing.isEmpty && closed)
         // A connection that served a request idles out too: its deadline moved past the one the loop waited for.
-        let served = try RawSocket(port: listener.port)
-        try await Task.sleep(for: .milliseconds(200))
-        await served.send("GET /once HTTP/1.1\r\nHost: x\r\n\r\n")
-        let (answer, closedAfterIdle) = await served.receive(quiet: .seconds(3))
-        #expect(responseStatuses(answer) == [200] && closedAfterIdle, "\(String(decoding: answer, as: UTF8.self))")
+        // A loaded machine may sleep past the first idle deadline: then the connection is gone and it tries again.
+        var answered = false
+        for _ in 0..<5 where !answered {
+            let served = try RawSocket(port: listener.port)
+            try await Task.sleep(for: .milliseconds(150))
+            await served.send("GET /once HTTP/1.1\r\nHost: x\r\n\r\n")
+            let (answer, closedAfterIdle) = await served.receive(quiet: .seconds(5))
+            guard responseStatuses(answer) == [200] else { continue }
+            answered = true
+            #expect(closedAfterIdle, "a connection that served a request stayed open past its idle timeout")
+        }
+        #expect(answered, "no connection lived long enough to be answered")
     }
 
     @Test("200 slow clients holding connections open do not hold back another client's call")
