@@ -64,24 +64,33 @@ rm -f .build/test-pass-*.log
 # second or two and upsets the timing bounds. Sixteen at a time costs about a third more wall time and keeps the
 # worst stall near 0.1 s (measured with a probe that hops to each pool every 20 ms).
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-16}
-echo "== tests"
-if ! swift test --skip-build --skip NALCLITests 2>&1 | tee .build/test-pass-1.log; then
-    # Each suite with a failing test runs again alone, and the pass stands if they all pass then: on two shared
-    # cores the whole pass's load stalls threads for seconds, past the timing checks' bounds and timeouts (a 1.1 s
-    # answer missing a 1.95 s timeout, a 1 s timeout ending at 6.7 s); a failure alone is a failure. A crash (no
-    # issue recorded) fails the run as it is. Every suite run again is named here, so that a flaky one shows.
-    issues=$(grep -E '✘ Test .* recorded an issue at ' .build/test-pass-1.log || true)
+# Runs `swift test --skip-build "$@"` into .build/$log. Each suite with a failing test runs again alone, and the pass
+# stands if they all pass then: on two shared cores a whole pass's load stalls threads for seconds, past the timing
+# checks' bounds and timeouts (a 1.1 s answer missing a 1.95 s timeout, a 1 s timeout ending at 6.7 s, a benchmark's
+# quartiles as wide as its median); a failure alone is a failure. A crash (no issue recorded) fails the run as it is.
+# Every suite run again is named here, so that a flaky one shows.
+run_pass() {
+    local log=$1
+    shift
+    if swift test --skip-build "$@" 2>&1 | tee ".build/$log.log"; then
+        return 0
+    fi
+    local issues suites suite
+    issues=$(grep -E '✘ Test .* recorded an issue at ' ".build/$log.log" || true)
     if [[ -z "$issues" ]]; then
         exit 1
     fi
     suites=$(grep -oE 'recorded an issue at [A-Za-z0-9_]+\.swift' <<< "$issues" | sed 's/.* at //; s/\.swift$//' | sort -u)
     echo "== tests failed under the whole pass's load; each of their suites again, alone:" $suites
     for suite in $suites; do
-        swift test --skip-build --filter "$suite" 2>&1 | tee ".build/test-pass-1-$suite.log"
-        grep -qE "Test run with [1-9][0-9]* tests? .*passed" ".build/test-pass-1-$suite.log" \
+        swift test --skip-build --filter "$suite" 2>&1 | tee ".build/$log-$suite.log"
+        grep -qE "Test run with [1-9][0-9]* tests? .*passed" ".build/$log-$suite.log" \
             || { echo "Error: $suite failed alone too, or ran no test" >&2; exit 1; }
     done
-fi
+}
+
+echo "== tests"
+run_pass test-pass-1 --skip NALCLITests
 
 echo "== the transport suites again, against CurlTransport (NAL_TEST_TRANSPORT=curl)"
 NAL_TEST_TRANSPORT=curl swift test --skip-build --filter "$TRANSPORT_SUITES" \
@@ -93,7 +102,7 @@ NAL_TEST_TRANSPORT=curl-loop NAL_LISTENER_POLL=portable swift test --skip-build 
     2>&1 | tee .build/test-pass-curl-loop.log
 
 echo "== command-line tests (nal-cli and nal-bench as processes)"
-swift test --skip-build --filter NALCLITests 2>&1 | tee .build/test-pass-2.log
+run_pass test-pass-2 --filter NALCLITests
 
 # The big transfers (1 GiB uploads and downloads, resumes) saturate both cores and the disk for a while, which would
 # upset the timing of every test running beside them, so they have a pass of their own.

@@ -162,8 +162,10 @@ struct BenchBaselineTests {
                 $1
             }
         }
+        // This run's own quartiles are the noise here, and a loaded machine can spread them as wide as the median:
+        // up to five runs may try (in CI's loaded command-line pass, three were not enough).
         var edited = try await bench(["--filter", "^prepare\\.plain$", "--compare", path, "--metric", "time"])
-        for _ in 0..<2 where edited.status == 0 {
+        for _ in 0..<4 where edited.status == 0 {
             edited = try await bench(["--filter", "^prepare\\.plain$", "--compare", path, "--metric", "time"])
         }
         #expect(edited.status == 1, "\(edited.standardOutput)")
