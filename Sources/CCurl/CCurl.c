@@ -93,6 +93,84 @@ static void *resolve(void *library, const char *name, const char *path) {
     return symbol;
 }
 
+// Whether a server asked for a client certificate that none was configured for: OpenSSL calls the client
+// certificate callback then, during the handshake, and the transfer that made the connection is noted here by its
+// token. A token, not a pointer: a connection may outlive its transfer, and a renegotiation could ask later. Only
+// when libcurl's TLS library is OpenSSL; elsewhere nothing is noted.
+typedef int (*client_cert_cb_fn)(void *, void **, void **);
+static struct {
+    void (*set_client_cert_cb)(void *, client_cert_cb_fn);
+    void *(*get_ssl_ctx)(const void *);
+    int (*ctx_set_ex_data)(void *, int, void *);
+    void *(*ctx_get_ex_data)(const void *, int);
+    int ex_index;
+} openssl;
+enum { asked_slots = 64 };
+static pthread_mutex_t asked_lock = PTHREAD_MUTEX_INITIALIZER;
+static uintptr_t asked[asked_slots];
+static unsigned asked_next;
+
+static void load_openssl(void *library) {
+    typedef int (*new_index_fn)(int, long, void *, void *, void *, void *);
+    // Found through libcurl's handle: dlsym searches the libraries it depends on too.
+    new_index_fn new_index = (new_index_fn)dlsym(library, "CRYPTO_get_ex_new_index");
+    openssl.set_client_cert_cb = dlsym(library, "SSL_CTX_set_client_cert_cb");
+    openssl.get_ssl_ctx = dlsym(library, "SSL_get_SSL_CTX");
+    openssl.ctx_set_ex_data = dlsym(library, "SSL_CTX_set_ex_data");
+    openssl.ctx_get_ex_data = dlsym(library, "SSL_CTX_get_ex_data");
+    // CRYPTO_EX_INDEX_SSL_CTX is 1.
+    openssl.ex_index = new_index ? new_index(1, 0, NULL, NULL, NULL, NULL) : -1;
+    if (openssl.ex_index < 0 || !openssl.set_client_cert_cb || !openssl.get_ssl_ctx || !openssl.ctx_set_ex_data
+        || !openssl.ctx_get_ex_data) {
+        openssl.set_client_cert_cb = NULL;
+    }
+}
+
+// OpenSSL asks for a certificate to send; none is configured (or it would not ask). 0: send none, as without us.
+static int note_certificate_request(void *ssl, void **certificate, void **key) {
+    (void)certificate;
+    (void)key;
+    void *context = openssl.get_ssl_ctx(ssl);
+    uintptr_t token = context ? (uintptr_t)openssl.ctx_get_ex_data(context, openssl.ex_index) : 0;
+    if (token != 0) {
+        pthread_mutex_lock(&asked_lock);
+        asked[asked_next++ % asked_slots] = token;
+        pthread_mutex_unlock(&asked_lock);
+    }
+    return 0;
+}
+
+// libcurl's CURLOPT_SSL_CTX_FUNCTION: called with each new connection's SSL_CTX before its handshake.
+static int watch_certificate_requests(void *easy, void *context, void *token) {
+    (void)easy;
+    if (openssl.set_client_cert_cb && context) {
+        openssl.ctx_set_ex_data(context, openssl.ex_index, token);
+        openssl.set_client_cert_cb(context, note_certificate_request);
+    }
+    return 0;
+}
+
+int nal_curl_watch_certificate_requests(void *easy, uintptr_t token) {
+    if (!openssl.set_client_cert_cb) return 0;
+    // CURLOPT_SSL_CTX_FUNCTION, CURLOPT_SSL_CTX_DATA.
+    int code = api.easy_setopt(easy, 20108, watch_certificate_requests);
+    if (code != 0) return code;
+    return api.easy_setopt(easy, 10109, (void *)token);
+}
+
+int nal_curl_certificate_was_requested(uintptr_t token) {
+    int found = 0;
+    pthread_mutex_lock(&asked_lock);
+    for (unsigned slot = 0; slot < asked_slots; slot++) {
+        if (asked[slot] == token) {
+            asked[slot] = 0;
+            found = 1;
+        }
+    }
+    pthread_mutex_unlock(&asked_lock);
+    return found;
+}
+
 static void load(void) {
     // secure_getenv: a set-user-ID program never loads a library its caller names.
     const char *path = secure_getenv("NAL_LIBCURL");
@@ -134,6 +212,7 @@ static void load(void) {
     // The age asked for is the oldest, CURLVERSION_FIRST (0): the fields read here are in every age.
     const struct version_layout *info = api.version_info(0);
     supports_http2 = info != NULL && (info->features & feature_http2) != 0;
+    load_openssl(library);
     loaded = 1;
 }
 

@@ -12,6 +12,7 @@ FAULT_PID=""
 TRANSPORT_SUITES="HTTPBinIntegrationTests|ContentCodingTests|FaultServerTests|FaultServerTimeoutTests|HTTPBinStreamingTests|EventStreamIntegrationTests|HTTPBinTransferTests|DownloadSafetyTests|UploadSafetyTests|ConnectionAndCookieTests|CancellationRaceTests|GatedStreamTests|StubListenerTests|StubListenerProtocolTests|ListenerLoopIdleTests"
 H2_PID=""
 H2_DIR=""
+TLS_PID=""
 
 # Foundation keeps HTTPCookieStorage.shared, and each group container's storage, in files under
 # $XDG_DATA_HOME/<program>/ (~/.local/share by default), read back by the next process: a cookie one run of the tests
@@ -27,7 +28,7 @@ fi
 export NAL_DATA_HOME XDG_DATA_HOME="$NAL_DATA_HOME"
 
 stop_servers() {
-    for pid in "$HTTPBIN_PID" "$FAULT_PID" "$H2_PID"; do
+    for pid in "$HTTPBIN_PID" "$FAULT_PID" "$H2_PID" "$TLS_PID"; do
         if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
             kill "$pid" 2>/dev/null || true
             wait "$pid" 2>/dev/null || true
@@ -37,11 +38,11 @@ stop_servers() {
     if [[ -n "$NAL_DATA_HOME_OWNED" ]]; then rm -rf "$NAL_DATA_HOME"; fi
 }
 
-# await_announcement LOG PID WORD: waits up to 10 s for the server PID to print "WORD value" into LOG, and prints
-# the value; fails when the server exits or stays silent.
+# await_announcement LOG PID WORD [TRIES]: waits up to 10 s (TRIES tenths of a second) for the server PID to print
+# "WORD value" into LOG, and prints the value; fails when the server exits or stays silent.
 await_announcement() {
     local value
-    for _ in $(seq 1 100); do
+    for _ in $(seq 1 "${4:-100}"); do
         value=$(sed -n "s/^$3 \(.*\)$/\1/p" "$1" | head -1)
         [[ -n "$value" ]] && { echo "$value"; return 0; }
         kill -0 "$2" 2>/dev/null || return 1
@@ -98,6 +99,22 @@ start_h2_server() {
     # By name: the certificate is for localhost, not for 127.0.0.1.
     export NAL_H2_URL="https://localhost:$port" NAL_H2_CA="$ca" NAL_TLS_HTTP1_URL="https://localhost:$http1port"
     echo "== HTTP/2 server on $NAL_H2_URL (pid $H2_PID)"
+    start_tls_servers "$dir/tls"
+}
+
+# The TLS servers of scripts/tls_server.py (a private CA, another CA, a client-certificate server, a TLS 1.2-only
+# one...), with their certificates in DIR: NAL_TLS_DIR. Started with the HTTP/2 server, whose tests they join.
+start_tls_servers() {
+    python3 scripts/tls_server.py "$1" > "$1.log" 2>&1 &
+    TLS_PID=$!
+    # Making the certificates takes a few dozen openssl runs: up to 30 s on a loaded machine.
+    if ! await_announcement "$1.log" "$TLS_PID" ready 300 > /dev/null; then
+        echo "the TLS servers did not start; their log:" >&2
+        cat "$1.log" >&2 || true
+        return 1
+    fi
+    export NAL_TLS_DIR="$1"
+    echo "== TLS servers with their certificates in $NAL_TLS_DIR (pid $TLS_PID)"
 }
 
 start_httpbin() {

@@ -43,6 +43,12 @@ void nal_curl_easy_cleanup(void *easy);
 /// curl_easy_reset: every option back to libcurl's default, connections and caches kept.
 void nal_curl_easy_reset(void *easy);
 int nal_curl_easy_setopt_long(void *easy, int option, long value);
+/// Notes, under `token` (not 0), when a server asks `easy`'s new connections for a client certificate that none was
+/// configured for (OpenSSL's client certificate callback). 0, or libcurl's error; with another TLS library it does
+/// nothing.
+int nal_curl_watch_certificate_requests(void *easy, uintptr_t token);
+/// Whether a server asked the transfer of `token` for a client certificate; forgets it.
+int nal_curl_certificate_was_requested(uintptr_t token);
 int nal_curl_easy_setopt_offset(void *easy, int option, int64_t value);
 int nal_curl_easy_setopt_pointer(void *easy, int option, const void *value);
 int nal_curl_easy_setopt_data_callback(void *easy, int option, nal_curl_data_callback callback);

@@ -10,6 +10,8 @@ extension NALError: CustomStringConvertible {
         case .transport(let error):
             "Transport failed with URLError code \(error.code.rawValue) for \(DisplayText.url(error.failingURL)): "
                 + "\(DisplayText.text(error.localizedDescription)). \(Self.advice(for: error.code))"
+        case .tls(let failure):
+            failure.description
         case .transportUnavailable(let reason):
             "The transport cannot work on this machine: \(DisplayText.capped(reason))."
         case .unacceptableStatusCode(let response):

@@ -11,6 +11,9 @@ public enum NALError: Error, Sendable {
     case encoding(EncodingFailureReason)
     /// The transport failed before a complete response arrived; the `URLError` says how (`.code`, failing URL).
     case transport(URLError)
+    /// A TLS check failed: an untrusted chain, a pin mismatch, no common protocol version, a client certificate
+    /// asked for or refused, or a file of the `TLSConfiguration` that cannot be used. `TLSFailure.check` says which.
+    case tls(TLSFailure)
     /// The transport cannot work on this machine, and says why: `CurlTransport` when libcurl cannot be loaded.
     case transportUnavailable(String)
     /// The response's status code is not accepted by the endpoint's `validation`. The whole response is kept.

@@ -61,7 +61,16 @@ extension NALError {
     /// This error with the secrets of the URLs inside a transport's `URLError` redacted (see
     /// `SensitiveData.redacting(error:)`); any other error as it is, whose description redacts already.
     package func redactingURLs() -> NALError {
-        guard case .transport(let urlError) = self else { return self }
-        return .transport(SensitiveData.current.redacting(error: urlError))
+        switch self {
+        case .transport(let urlError):
+            return .transport(SensitiveData.current.redacting(error: urlError))
+        case .tls(let failure):
+            return .tls(
+                TLSFailure(
+                    check: failure.check, url: failure.url.map { SensitiveData.current.redacting(url: $0) },
+                    detail: SensitiveData.current.redacting(message: failure.detail)))
+        default:
+            return self
+        }
     }
 }

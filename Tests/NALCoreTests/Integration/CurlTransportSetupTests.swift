@@ -342,8 +342,8 @@
                 #expect {
                     try CurlTransport(certificateAuthorities: file)
                 } throws: { error in
-                    guard case .transportUnavailable(let reason) = error as? NALError else { return false }
-                    return reason.contains(file.path)
+                    guard case .tls(let failure) = error as? NALError else { return false }
+                    return failure.check == .localFile(file) && "\(error)".contains(file.path)
                 }
             }
         }
@@ -433,11 +433,11 @@
             let error = await #expect(throws: NALError.self) {
                 try await Self.client().request(TestEndpoint(baseURL: byAddress, path: "secret"))
             }
-            guard case .transport(let urlError) = error else {
-                Issue.record("expected a transport error, got \(String(describing: error))")
+            guard case .tls(let failure) = error else {
+                Issue.record("expected a TLS failure, got \(String(describing: error))")
                 return
             }
-            #expect(urlError.code == .serverCertificateUntrusted)
+            #expect(failure.check == .hostnameMismatch)
         }
 
         @Test("without the server's certificate authority, the call fails as untrusted")
@@ -446,11 +446,11 @@
             let error = await #expect(throws: NALError.self) {
                 try await client.request(H2Server.endpoint("secret"))
             }
-            guard case .transport(let urlError) = error else {
-                Issue.record("expected a transport error, got \(String(describing: error))")
+            guard case .tls(let failure) = error else {
+                Issue.record("expected a TLS failure, got \(String(describing: error))")
                 return
             }
-            #expect(urlError.code == .serverCertificateUntrusted)
+            #expect(failure.check == .untrustedChain)
         }
     }
 #endif

@@ -11,6 +11,16 @@
         case writeFunction = 20011
         case readFunction = 20012
         case httpHeader = 10023
+        /// `CURLOPT_SSLCERT`, `CURLOPT_KEYPASSWD`, `CURLOPT_SSLVERSION`, `CURLOPT_SSLCERTTYPE`, `CURLOPT_SSLKEY`,
+        /// `CURLOPT_SSLKEYTYPE`, `CURLOPT_CAPATH`, `CURLOPT_PINNEDPUBLICKEY`.
+        case clientCertificate = 10025
+        case keyPassphrase = 10026
+        case sslVersion = 32
+        case clientCertificateType = 10086
+        case clientKey = 10087
+        case clientKeyType = 10088
+        case certificateAuthorityFolder = 10097
+        case pinnedPublicKey = 10230
         case headerData = 10029
         case headerFunction = 20079
         case customRequest = 10036
@@ -57,6 +67,9 @@
         static let ok: Int32 = 0
         /// `CURLPROTO_HTTP | CURLPROTO_HTTPS`.
         static let httpAndHTTPS = 3
+        /// `CURL_SSLVERSION_TLSv1_2`, `CURL_SSLVERSION_TLSv1_3`: the oldest version a connection may use.
+        static let tls12 = 6
+        static let tls13 = 7
         /// `CURLPAUSE_CONT`.
         static let resume: Int32 = 0
     }

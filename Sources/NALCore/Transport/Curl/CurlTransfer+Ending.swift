@@ -16,7 +16,7 @@
                     return finish(.failure(ResponseHeadLimit.failure(url: url)))
                 }
                 let detail = String(cString: errorBuffer)
-                return finish(.failure(.transport(CurlCode.urlError(code, url: url, detail: detail))))
+                return finish(.failure(failure(code, detail: detail)))
             }
             guard let response = finalHead() else {
                 return finish(.failure(.transport(CurlCode.urlError(CurlCode.weirdServerReply, url: url))))
@@ -35,7 +35,14 @@
                 return writer.finish()
             }
             let detail = String(cString: errorBuffer)
-            writer.finish(throwing: stoppedBecause ?? .transport(CurlCode.urlError(code, url: url, detail: detail)))
+            writer.finish(throwing: stoppedBecause ?? failure(code, detail: detail))
+        }
+
+        /// The error for libcurl's `code`, told apart by TLS check where it can be.
+        private func failure(_ code: Int32, detail: String) -> NALError {
+            // Asked, then the connection failed before a byte of response: the server wanted a certificate.
+            let asked = nal_curl_certificate_was_requested(token) != 0 && headBytes == 0
+            return CurlCode.failure(code, url: url, detail: detail, tls: tls, certificateRequested: asked)
         }
 
         /// Ends a streamed body that the event loop gave up on (idle, or the transport going away).

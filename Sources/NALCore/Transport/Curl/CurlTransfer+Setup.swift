@@ -7,8 +7,7 @@
 
     extension CurlTransfer {
         func configure(
-            _ handle: UnsafeMutableRawPointer, for request: URLRequest, upload: UploadBody?,
-            certificateAuthorities: String?
+            _ handle: UnsafeMutableRawPointer, for request: URLRequest, upload: UploadBody?
         ) throws(NALError) {
             let context = Unmanaged.passUnretained(self).toOpaque()
             try set(.url, url.absoluteString)
@@ -21,9 +20,7 @@
             try set(.protocols, CurlValue.httpAndHTTPS)
             // A proxy tunnel's "200 Connection established" is not the response.
             try set(.suppressConnectHeaders, 1)
-            try set(.verifyPeer, 1)
-            try set(.verifyHost, 2)
-            if let certificateAuthorities { try set(.certificateAuthorityFile, certificateAuthorities) }
+            try configureTLS()
             try set(.tcpKeepAlive, 1)
             // A burst of calls to an HTTP/2 host waits to share the first connection instead of opening more. Only
             // over https, the one place HTTP/2 is offered (ALPN): on plain http, libcurl 7.88 holds a call to a host
@@ -58,6 +55,30 @@
             }
             try configureMethod(of: request)
             try configureHeaders(of: request)
+        }
+
+        /// Checking on, always; then what the transport's `TLSConfiguration` adds.
+        func configureTLS() throws(NALError) {
+            try set(.verifyPeer, 1)
+            try set(.verifyHost, 2)
+            try set(.sslVersion, tls.minimumVersion == .tls13 ? CurlValue.tls13 : CurlValue.tls12)
+            if let certificateAuthorities = tls.certificateAuthorities {
+                try set(.certificateAuthorityFile, certificateAuthorities)
+                // Only the file's authorities: libcurl would also trust the system's folder of them.
+                try check(nal_curl_easy_setopt_pointer(handle, CurlOption.certificateAuthorityFolder.rawValue, nil))
+            }
+            if let certificate = tls.certificate, let privateKey = tls.privateKey {
+                try set(.clientCertificate, certificate)
+                try set(.clientCertificateType, "PEM")
+                try set(.clientKey, privateKey)
+                try set(.clientKeyType, "PEM")
+                // Always a passphrase, if an empty one: without it OpenSSL asks the terminal for one, and waits.
+                try set(.keyPassphrase, tls.passphrase ?? "")
+            }
+            if let pins = tls.pinnedPublicKeys { try set(.pinnedPublicKey, pins) }
+            // A server that asks for a certificate when none is configured is noted, to say so if it then fails the
+            // connection (in TLS 1.3 it does once the handshake is over, as a reset or a bare alert).
+            if tls.certificate == nil { try check(nal_curl_watch_certificate_requests(handle, token)) }
         }
 
         /// A body read from its segments (files and bytes) as libcurl sends it, on the event loop's thread.

@@ -4,6 +4,7 @@
     import FoundationNetworking
     import NALLogging
     import NALSupport
+    import Synchronization
 
     /// One request on libcurl's easy interface: its handle, what the callbacks collect, and how the call ends.
     ///
@@ -22,6 +23,11 @@
         }
 
         let url: URL
+        /// This transfer among all of the process's, for what C code notes of it (see `configureTLS`).
+        let token = UInt(CurlTransfer.tokens.add(1, ordering: .relaxed).newValue)
+        static let tokens = Atomic<Int>(0)
+        /// The transport's TLS configuration, checked; its failures are told apart by it.
+        let tls: TLSConfiguration.Checked
         let idleTimeout: Duration
         let limit: Int
         private(set) var handle: UnsafeMutableRawPointer?
@@ -77,9 +83,10 @@
             _ request: URLRequest, handles: CurlHandlePool, upload: UploadBody?, url: URL, idleTimeout: Duration,
             limit: Int,
             streamsBody: Bool = false, routing: (any BodyRouting)? = nil, progress: ProgressReporter? = nil,
-            certificateAuthorities: String? = nil
+            tls: TLSConfiguration.Checked = TLSConfiguration.Checked(minimumVersion: .tls12)
         ) throws(NALError) {
             self.url = url
+            self.tls = tls
             self.streamsBody = streamsBody
             self.routing = routing
             self.progress = progress
@@ -92,7 +99,7 @@
             }
             self.handle = handle
             do {
-                try configure(handle, for: request, upload: upload, certificateAuthorities: certificateAuthorities)
+                try configure(handle, for: request, upload: upload)
             } catch {
                 release()
                 throw error

@@ -23,7 +23,9 @@
     ///
     /// - Connections are reused, at most `maximumConnectionsPerHost` at once per host; HTTP/2 over TLS when both
     ///   sides agree on it (ALPN), HTTP/1.1 otherwise. TLS is always verified: against the system's certificate
-    ///   authorities, or those of `certificateAuthorities` (a PEM file) for a private CA.
+    ///   authorities, or those of a PEM file for a private CA; `tls` adds a client certificate, pinned public keys
+    ///   and the oldest TLS version (see `TLSConfiguration` and the "TLS and trust" article). A TLS check that
+    ///   fails is `NALError.tls`, which names the check.
     /// - Proxies come from the environment as libcurl reads them: `http_proxy` (lowercase only), `https_proxy`,
     ///   `all_proxy` and `no_proxy`, read when each transfer starts.
     /// - Cookies: none are stored or sent unless you pass a `cookieStorage`; then `Set-Cookie` fields, redirects'
@@ -51,14 +53,29 @@
         public let cookieStorage: HTTPCookieStorage?
         /// The size up to which a multipart body made only of in-memory parts is built in memory.
         public let multipartMemoryThreshold: Int
-        /// A PEM file of the certificate authorities that TLS trusts instead of the system's, or `nil`.
-        public let certificateAuthorities: URL?
+        /// How TLS connections are checked: trusted authorities, client certificate, pins, oldest version.
+        public let tls: TLSConfiguration
+        /// The PEM file of the certificate authorities that TLS trusts instead of the system's (`tls.trustRoots`'s
+        /// file), or `nil` for the system's.
+        public var certificateAuthorities: URL? {
+            if case .pemFile(let file) = tls.trustRoots { return file }
+            return nil
+        }
+        /// `tls`, checked.
+        private let checkedTLS: TLSConfiguration.Checked
 
         /// Creates a transport and its event-loop thread.
         ///
+        /// - Parameters:
+        ///   - certificateAuthorities: a PEM file of the certificate authorities to trust instead of the system's:
+        ///     the same as `tls: TLSConfiguration(trustRoots: .pemFile(file))`, kept for code written before `tls`.
+        ///     Give one or the other.
+        ///   - tls: how TLS connections are checked (see `TLSConfiguration`). Its files are read and checked here.
         /// - Throws: `NALError.transportUnavailable` when libcurl cannot be loaded or set up (the message says from
-        ///   where, and why), or `certificateAuthorities` cannot be read; `NALError.invalidRequest` for an idle timeout that
-        ///   is not a positive number of seconds.
+        ///   where, and why), or when `certificateAuthorities` and `tls.trustRoots` both name a file;
+        ///   `NALError.tls` (`.localFile`, `.invalidPin`) when a file of the TLS configuration is missing, unreadable,
+        ///   not a regular file or not PEM, or a pin is not a SHA-256 digest; `NALError.invalidRequest` for an idle
+        ///   timeout that is not a positive number of seconds.
         public init(
             maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
             redirectPolicy: RedirectPolicy = .follow,
@@ -66,21 +83,21 @@
             maximumConnectionsPerHost: Int = 6,
             cookieStorage: HTTPCookieStorage? = nil,
             multipartMemoryThreshold: Int = URLSessionTransport.defaultMultipartMemoryThreshold,
-            certificateAuthorities: URL? = nil
+            certificateAuthorities: URL? = nil,
+            tls: TLSConfiguration = TLSConfiguration()
         ) throws(NALError) {
             try Self.loadLibrary()
             try RequestOptions.validate(idleTimeout, setting: "CurlTransport idleTimeout")
+            var tls = tls
             if let certificateAuthorities {
-                var isDirectory: ObjCBool = false
-                guard certificateAuthorities.isFileURL,
-                    FileManager.default.fileExists(atPath: certificateAuthorities.path, isDirectory: &isDirectory),
-                    !isDirectory.boolValue, FileManager.default.isReadableFile(atPath: certificateAuthorities.path)
-                else {
+                guard tls.trustRoots == .system else {
                     throw .transportUnavailable(
-                        "the certificate authorities file \(certificateAuthorities.path) cannot be read")
+                        "certificateAuthorities and tls.trustRoots both name the trusted authorities; give one")
                 }
+                tls.trustRoots = .pemFile(certificateAuthorities)
             }
-            self.certificateAuthorities = certificateAuthorities
+            checkedTLS = try tls.checked()
+            self.tls = tls
             self.maximumResponseSize = maximumResponseSize
             self.redirectPolicy = redirectPolicy
             self.idleTimeout = idleTimeout
@@ -265,7 +282,7 @@
                 request, handles: loop.handles, upload: upload, url: url,
                 idleTimeout: .milliseconds(Int64((exchange.idleTimeout * 1000).rounded(.up))), limit: exchange.limit,
                 streamsBody: exchange.streamsBody, routing: exchange.routing, progress: exchange.progress,
-                certificateAuthorities: certificateAuthorities?.path)
+                tls: checkedTLS)
             let outcome = await withTaskCancellationHandler {
                 loop.start(transfer)
                 return await transfer.outcomeWhenFinished()

@@ -1,0 +1,288 @@
+#if os(Linux)
+    import Foundation
+    import NALCore
+    import NALTestSupport
+    import Testing
+
+    /// `CurlTransport(tls:)` against the real TLS servers of `scripts/tls_server.py`, with certificates that
+    /// script made with openssl: a private CA, another CA, a chain through an intermediate, an expired and a
+    /// wrong-host certificate, a TLS 1.2-only server and servers that require a client certificate.
+    @Suite("TLSConfiguration over CurlTransport, against real TLS servers", .enabled(if: TLSServers.directory != nil))
+    struct TLSConfigurationTests {
+        /// What `server` answers on `/hello` through a transport with `tls`.
+        func answer(_ server: String, _ tls: TLSConfiguration) async throws -> TLSServers.Answer {
+            let client = Client<TestEndpoint>(transport: try CurlTransport(tls: tls))
+            return try await client.request(TestEndpoint(baseURL: try TLSServers.url(server), path: "hello"))
+                .decode(TLSServers.Answer.self)
+        }
+
+        /// The `TLSFailure` of a call to `server` through a transport with `tls`; records an issue for anything else.
+        func failure(_ server: String, _ tls: TLSConfiguration) async throws -> TLSFailure? {
+            do {
+                let answer = try await answer(server, tls)
+                Issue.record("\(server) answered \(answer)")
+            } catch NALError.tls(let failure) {
+                #expect(failure.url?.host == "localhost")
+                return failure
+            } catch {
+                Issue.record("\(server): expected NALError.tls, got \(error)")
+            }
+            return nil
+        }
+
+        func privateCA() throws -> TLSConfiguration {
+            TLSConfiguration(trustRoots: .pemFile(try TLSServers.file("ca.pem")))
+        }
+
+        @Test("a server of the private CA answers once that CA is trusted, and not with the system's roots alone")
+        func privateAuthority() async throws {
+            let answer = try await answer("trusted", try privateCA())
+            #expect(answer.path == "/hello")
+            #expect(answer.tls == "TLSv1.3")
+            let untrusted = try await failure("trusted", TLSConfiguration())
+            #expect(untrusted?.check == .untrustedChain)
+            // The older parameter is the same trust.
+            let transport = try CurlTransport(certificateAuthorities: try TLSServers.file("ca.pem"))
+            #expect(transport.tls == (try privateCA()))
+            #expect(transport.certificateAuthorities == (try TLSServers.file("ca.pem")))
+            let client = Client<TestEndpoint>(transport: transport)
+            _ = try await client.request(TestEndpoint(baseURL: try TLSServers.url("chain"), path: "old"))
+        }
+
+        @Test(
+            "each untrusted certificate fails as the check it failed, and says why",
+            arguments: [
+                ("other-ca", TLSFailure.Check.untrustedChain, "unable to get local issuer certificate"),
+                ("self-signed", .untrustedChain, "self-signed certificate"),
+                ("expired", .untrustedChain, "certificate has expired"),
+                ("wrong-host", .hostnameMismatch, "target host name 'localhost'"),
+            ])
+        func untrusted(server: String, check: TLSFailure.Check, said: String) async throws {
+            let failure = try await failure(server, try privateCA())
+            #expect(failure?.check == check)
+            #expect(failure?.detail.contains(said) == true, "\(String(describing: failure?.detail))")
+            let description = NALError.tls(try #require(failure)).description
+            #expect(description.contains(check == .hostnameMismatch ? "for another host name" : "chain is not trusted"))
+        }
+
+        @Test("a pin of the server's own key passes; one of another key, of the intermediate or of the root fails")
+        func pinning() async throws {
+            var tls = try privateCA()
+            tls.pinnedPublicKeys = [try TLSServers.pin("other"), try TLSServers.pin("trusted")]
+            #expect(try await answer("trusted", tls).path == "/hello")
+            // libcurl's own form is accepted too.
+            tls.pinnedPublicKeys = ["sha256//" + (try TLSServers.pin("chain-leaf"))]
+            #expect(try await answer("chain", tls).path == "/hello")
+            for pin in ["other", "intermediate", "ca"] {
+                tls.pinnedPublicKeys = [try TLSServers.pin(pin)]
+                let failure = try await failure("chain", tls)
+                #expect(failure?.check == .pinMismatch, "pinned \(pin)")
+                #expect(NALError.tls(try #require(failure)).description.contains("matches none of the pinned keys"))
+            }
+        }
+
+        @Test("a pinned key does not stand in for trust: the chain must be trusted too")
+        func pinAndTrust() async throws {
+            var tls = try privateCA()
+            tls.pinnedPublicKeys = [try TLSServers.pin("other")]
+            #expect(try await failure("other-ca", tls)?.check == .untrustedChain)
+            tls.pinnedPublicKeys = [try TLSServers.pin("self-signed")]
+            #expect(try await failure("self-signed", tls)?.check == .untrustedChain)
+        }
+
+        @Test("a minimum of TLS 1.3 refuses a TLS 1.2-only server; TLS 1.2, the default, speaks to it")
+        func minimumVersion() async throws {
+            var tls = try privateCA()
+            #expect(tls.minimumVersion == .tls12)
+            #expect(try await answer("tls12-only", tls).tls == "TLSv1.2")
+            tls.minimumVersion = .tls13
+            let failure = try await failure("tls12-only", tls)
+            #expect(failure?.check == .protocolVersion)
+            #expect(try await answer("trusted", tls).tls == "TLSv1.3")
+        }
+
+        @Test(
+            "a server that requires a client certificate gets it; without one the error says it asked",
+            arguments: ["client-auth", "client-auth-tls12"])
+        func clientCertificate(server: String) async throws {
+            let failure = try await failure(server, try privateCA())
+            #expect(failure?.check == .clientCertificateRequired, "\(String(describing: failure))")
+            var tls = try privateCA()
+            tls.clientIdentity = .pemFiles(
+                certificate: try TLSServers.file("client.pem"), privateKey: try TLSServers.file("client-key.pem"),
+                passphrase: nil)
+            #expect(try await answer(server, tls).client == "nal-client")
+            tls.clientIdentity = .pemFiles(
+                certificate: try TLSServers.file("client.pem"),
+                privateKey: try TLSServers.file("client-key-encrypted.pem"), passphrase: try TLSServers.passphrase)
+            #expect(try await answer(server, tls).client == "nal-client")
+        }
+
+        @Test("a server that does not ask for a client certificate is not said to have asked")
+        func notAsked() async throws {
+            var tls = try privateCA()
+            tls.minimumVersion = .tls13
+            // The same failure (no common version) as above, from a server that asks for nothing.
+            #expect(try await failure("tls12-only", tls)?.check == .protocolVersion)
+        }
+
+        @Test("a client certificate of an authority the server does not trust is refused as such")
+        func rejectedCertificate() async throws {
+            var tls = try privateCA()
+            tls.clientIdentity = .pemFiles(
+                certificate: try TLSServers.file("stranger.pem"), privateKey: try TLSServers.file("stranger-key.pem"),
+                passphrase: nil)
+            #expect(try await failure("client-auth-tls12", tls)?.check == .clientCertificateRejected)
+        }
+
+        @Test("a wrong passphrase fails as the key file, and no message holds the passphrase")
+        func wrongPassphrase() async throws {
+            var tls = try privateCA()
+            let key = try TLSServers.file("client-key-encrypted.pem")
+            let secret = "wrong-passphrase-\(UUID().uuidString)"
+            tls.clientIdentity = .pemFiles(
+                certificate: try TLSServers.file("client.pem"), privateKey: key, passphrase: secret)
+            let failure = try await failure("client-auth", tls)
+            #expect(failure?.check == .localFile(key))
+            let described = NALError.tls(try #require(failure)).description
+            #expect(described.contains(key.path))
+            for text in [described, "\(tls)", String(reflecting: tls), dumped(tls), "\(String(describing: failure))"] {
+                #expect(!text.contains(secret), "\(text)")
+            }
+        }
+
+        func dumped(_ value: some Any) -> String {
+            var text = ""
+            dump(value, to: &text)
+            return text
+        }
+    }
+
+    /// The files and pins of a `TLSConfiguration` are checked when the transport is made.
+    @Suite("TLSConfiguration's files and pins, checked when the transport is made")
+    struct TLSConfigurationCheckTests {
+        let folder: URL = {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nal-tls-\(UUID().uuidString)")
+            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            return folder
+        }()
+
+        /// The `TLSFailure` of making a transport with `tls`.
+        func failure(_ tls: TLSConfiguration) -> TLSFailure? {
+            do {
+                _ = try CurlTransport(tls: tls)
+                Issue.record("the transport was made")
+            } catch {
+                guard case .tls(let failure) = error else {
+                    Issue.record("expected NALError.tls, got \(error)")
+                    return nil
+                }
+                #expect(failure.url == nil)
+                return failure
+            }
+            return nil
+        }
+
+        func write(_ name: String, _ text: String) throws -> URL {
+            let file = folder.appendingPathComponent(name)
+            try Data(text.utf8).write(to: file)
+            return file
+        }
+
+        static let certificateText = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+
+        @Test("a missing file, a directory, a FIFO and a file that is not PEM are refused, naming the file")
+        func badFiles() throws {
+            let missing = folder.appendingPathComponent("missing.pem")
+            let fifo = folder.appendingPathComponent("fifo.pem")
+            #expect(mkfifo(fifo.path, 0o600) == 0)
+            let text = try write("text.pem", "not a certificate\n")
+            for (file, problem) in [
+                (missing, "does not exist"), (folder, "directory"), (fifo, "FIFO"), (text, "not PEM"),
+            ] {
+                let failure = failure(TLSConfiguration(trustRoots: .pemFile(file)))
+                #expect(failure?.check == .localFile(file))
+                #expect(failure?.detail.contains(problem) == true, "\(String(describing: failure?.detail))")
+                let described = failure.map { NALError.tls($0).description } ?? ""
+                #expect(described.contains(file.path), "\(described)")
+            }
+            // The client's files too: a certificate that is a key, a key that is a certificate.
+            let certificate = try write("client.pem", Self.certificateText)
+            let key = try write("key.pem", "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n")
+            let swapped = TLSConfiguration(
+                clientIdentity: .pemFiles(certificate: key, privateKey: certificate, passphrase: nil))
+            #expect(failure(swapped)?.check == .localFile(key))
+            let keyIsCertificate = TLSConfiguration(
+                clientIdentity: .pemFiles(certificate: certificate, privateKey: certificate, passphrase: nil))
+            #expect(failure(keyIsCertificate)?.check == .localFile(certificate))
+            let good = TLSConfiguration(
+                clientIdentity: .pemFiles(certificate: certificate, privateKey: key, passphrase: nil))
+            #expect(throws: Never.self) { try CurlTransport(tls: good) }
+        }
+
+        @Test("an encrypted key without a passphrase is refused when the transport is made, not asked for")
+        func encryptedKeyWithoutPassphrase() throws {
+            let certificate = try write("client.pem", Self.certificateText)
+            for text in [
+                "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIB\n-----END ENCRYPTED PRIVATE KEY-----\n",
+                "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00\n\nMIIB\n"
+                    + "-----END RSA PRIVATE KEY-----\n",
+            ] {
+                let key = try write("encrypted.pem", text)
+                let failure = failure(
+                    TLSConfiguration(
+                        clientIdentity: .pemFiles(certificate: certificate, privateKey: key, passphrase: nil)))
+                #expect(failure?.check == .localFile(key))
+                #expect(failure?.detail.contains("no passphrase") == true)
+            }
+        }
+
+        @Test(
+            "a pin that is not the base64 of 32 bytes is refused",
+            arguments: [
+                "", "abc", "x2b5TgYxY9gHeKW1rUuJTKiGMD0k0FTgR7mHc3qwd+c",
+                "sha1//x2b5TgYxY9gHeKW1rUuJTKiGMD0k0FTgR7mHc3qwd+c=",
+                "x2b5TgYxY9gHeKW1rUuJTKiGMD0k0FTgR7mHc3qwd+c=;x2b5TgYxY9gHeKW1rUuJTKiGMD0k0FTgR7mHc3qwd+c=",
+                "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+            ])
+        func invalidPin(pin: String) {
+            #expect(failure(TLSConfiguration(pinnedPublicKeys: [pin]))?.check == .invalidPin(pin))
+        }
+
+        @Test("a pin in either form is taken; both ways of naming the trusted authorities at once are refused")
+        func validPinsAndConflict() throws {
+            let pins = [
+                "x2b5TgYxY9gHeKW1rUuJTKiGMD0k0FTgR7mHc3qwd+c=", "sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",
+            ]
+            #expect(throws: Never.self) { try CurlTransport(tls: TLSConfiguration(pinnedPublicKeys: pins)) }
+            let authorities = try write("ca.pem", Self.certificateText)
+            #expect(throws: NALError.self) {
+                try CurlTransport(
+                    certificateAuthorities: authorities, tls: TLSConfiguration(trustRoots: .pemFile(authorities)))
+            }
+        }
+
+        @Test("a configuration's descriptions show its files and never the passphrase")
+        func descriptions() throws {
+            let secret = "s3cret-\(UUID().uuidString)"
+            let identity = TLSConfiguration.ClientIdentity.pemFiles(
+                certificate: URL(fileURLWithPath: "/keys/client.pem"),
+                privateKey: URL(fileURLWithPath: "/keys/key.pem"),
+                passphrase: secret)
+            let tls = TLSConfiguration(clientIdentity: identity)
+            var dumped = ""
+            dump(tls, to: &dumped)
+            for text in ["\(tls)", String(reflecting: tls), "\(identity)", dumped] {
+                #expect(!text.contains(secret), "\(text)")
+                #expect(text.contains("/keys/key.pem"), "\(text)")
+            }
+            // Equal when every part is; the passphrase is a part.
+            #expect(tls == TLSConfiguration(clientIdentity: identity))
+            #expect(
+                tls
+                    != TLSConfiguration(
+                        clientIdentity: .pemFiles(
+                            certificate: identity.certificate, privateKey: identity.privateKey, passphrase: "other")))
+        }
+    }
+#endif

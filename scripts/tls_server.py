@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""HTTPS servers for the tests of TLSConfiguration: a private certificate authority, made here with the `openssl`
+command, and one server per case it signs (or does not). Python's standard library only.
+
+    python3 scripts/tls_server.py DIRECTORY     writes the certificates and DIRECTORY/servers.json, then prints
+                                                `ready DIRECTORY` once every server listens
+
+servers.json holds {"ports": {NAME: PORT}, "pins": {NAME: PIN}, "passphrase": ...}. A pin is the base64 SHA-256 of a
+certificate's SubjectPublicKeyInfo, made with the openssl pipeline that users run. The servers, all on 127.0.0.1, all
+with certificates for the name localhost unless said otherwise:
+  trusted            a leaf of ca.pem (TLS 1.2 and 1.3)
+  chain              a leaf of intermediate.pem (itself of ca.pem); the server sends the intermediate along
+  other-ca           a leaf of other-ca.pem
+  self-signed        a certificate that signs itself
+  expired            a leaf of ca.pem that expired in 2020
+  wrong-host         a leaf of ca.pem for other.example only
+  tls12-only         as trusted, TLS 1.2 at most
+  client-auth        as trusted, and asks for a client certificate of client-ca.pem, which it requires
+  client-auth-tls12  the same, TLS 1.2 at most
+Files for clients: ca.pem, other-ca.pem, intermediate.pem; client.pem with client-key.pem (unencrypted) and
+client-key-encrypted.pem (the passphrase); stranger.pem and stranger-key.pem (a client of a CA nobody trusts);
+not-pem.txt (text that is no PEM).
+
+Every server answers any request with JSON: {"path": ..., "tls": "TLSv1.3", "client": CN of the client certificate
+or null}, and closes the connection.
+"""
+
+import json
+import os
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+
+PASSPHRASE = "nal test passphrase"
+
+CA_CONFIG = """[ca]
+default_ca = signing
+[signing]
+database = index.txt
+new_certs_dir = .
+serial = serial
+default_md = sha256
+policy = anything
+unique_subject = no
+copy_extensions = none
+[anything]
+commonName = supplied
+[server]
+subjectAltName = DNS:$ENV::NAL_SAN
+basicConstraints = critical,CA:FALSE
+extendedKeyUsage = serverAuth
+[client]
+basicConstraints = critical,CA:FALSE
+extendedKeyUsage = clientAuth
+[intermediate]
+basicConstraints = critical,CA:TRUE,pathlen:0
+keyUsage = critical,keyCertSign,cRLSign
+"""
+
+
+def openssl(directory, *arguments, environment=None):
+    subprocess.run(["openssl", *arguments], cwd=directory, check=True, capture_output=True,
+                   env={**os.environ, "NAL_SAN": "localhost", **(environment or {})})
+
+
+def make_authority(directory, name, common_name):
+    openssl(directory, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", f"{name}-key.pem", "-out", f"{name}.pem", "-days", "2", "-subj", f"/CN={common_name}",
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+
+
+def sign(directory, authority, name, common_name, extensions, dates=("-days", "2"), san="localhost"):
+    """A key and a certificate for `name`, signed by `authority`."""
+    openssl(directory, "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", f"{name}-key.pem", "-out", f"{name}.csr", "-subj", f"/CN={common_name}")
+    openssl(directory, "ca", "-batch", "-config", "ca.cnf", "-cert", f"{authority}.pem", "-keyfile",
+            f"{authority}-key.pem", "-in", f"{name}.csr", "-out", f"{name}.pem", "-extensions", extensions,
+            "-notext", *dates, environment={"NAL_SAN": san})
+
+
+def pin(directory, certificate):
+    """The base64 SHA-256 of the certificate's SubjectPublicKeyInfo, as `openssl pkey | openssl dgst` prints it."""
+    command = (f"openssl x509 -in {certificate} -pubkey -noout | openssl pkey -pubin -outform der"
+               " | openssl dgst -sha256 -binary | base64")
+    return subprocess.run(command, shell=True, cwd=directory, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def make_files(directory):
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, "ca.cnf"), "w") as config:
+        config.write(CA_CONFIG)
+    open(os.path.join(directory, "index.txt"), "w").close()
+    with open(os.path.join(directory, "serial"), "w") as serial:
+        serial.write("1000\n")
+    make_authority(directory, "ca", "NAL Test CA")
+    make_authority(directory, "other-ca", "NAL Other CA")
+    make_authority(directory, "client-ca", "NAL Client CA")
+    make_authority(directory, "stranger-ca", "NAL Stranger CA")
+    sign(directory, "ca", "intermediate", "NAL Test Intermediate", "intermediate")
+    sign(directory, "ca", "trusted", "localhost", "server")
+    sign(directory, "intermediate", "chain-leaf", "localhost", "server")
+    sign(directory, "other-ca", "other", "localhost", "server")
+    sign(directory, "ca", "expired", "localhost", "server", dates=("-startdate", "20200101000000Z", "-enddate",
+                                                                    "20200102000000Z"))
+    sign(directory, "ca", "wrong-host", "other.example", "server", san="other.example")
+    sign(directory, "client-ca", "client", "nal-client", "client")
+    sign(directory, "stranger-ca", "stranger", "stranger", "client")
+    openssl(directory, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", "self-signed-key.pem", "-out", "self-signed.pem", "-days", "2", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost")
+    openssl(directory, "pkey", "-in", "client-key.pem", "-aes256", "-passout", f"pass:{PASSPHRASE}", "-out",
+            "client-key-encrypted.pem")
+    with open(os.path.join(directory, "chain.pem"), "w") as chain:
+        for part in ("chain-leaf.pem", "intermediate.pem"):
+            with open(os.path.join(directory, part)) as certificate:
+                chain.write(certificate.read())
+    with open(os.path.join(directory, "not-pem.txt"), "w") as text:
+        text.write("this is a text file, not a certificate\n")
+
+
+def context(directory, certificate, key, maximum=None, client_authority=None):
+    made = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    made.minimum_version = ssl.TLSVersion.TLSv1_2
+    if maximum:
+        made.maximum_version = maximum
+    made.load_cert_chain(os.path.join(directory, certificate), os.path.join(directory, key))
+    if client_authority:
+        made.verify_mode = ssl.CERT_REQUIRED
+        made.load_verify_locations(os.path.join(directory, client_authority))
+    return made
+
+
+def answer(connection):
+    with connection:
+        try:
+            connection.settimeout(10)
+            head = b""
+            while b"\r\n\r\n" not in head and len(head) < 65536:
+                chunk = connection.recv(4096)
+                if not chunk:
+                    return
+                head += chunk
+            target = head.split(b"\r\n", 1)[0].split(b" ")
+            client = None
+            peer = connection.getpeercert()
+            if peer:
+                client = dict(field[0] for field in peer.get("subject", ())).get("commonName")
+            body = json.dumps({"path": target[1].decode("latin-1") if len(target) > 1 else "",
+                               "tls": connection.version(), "client": client}).encode()
+            connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                               + b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        except (OSError, ssl.SSLError) as error:
+            print(f"connection ended: {error}", file=sys.stderr, flush=True)
+
+
+def serve(listener, tls):
+    while True:
+        plain, _ = listener.accept()
+        def handshake(plain=plain):
+            try:
+                connection = tls.wrap_socket(plain, server_side=True)
+            except (OSError, ssl.SSLError) as error:
+                print(f"handshake failed: {error}", file=sys.stderr, flush=True)
+                plain.close()
+                return
+            answer(connection)
+        threading.Thread(target=handshake, daemon=True).start()
+
+
+def main():
+    directory = os.path.abspath(sys.argv[1])
+    make_files(directory)
+    tls12 = ssl.TLSVersion.TLSv1_2
+    servers = {
+        "trusted": context(directory, "trusted.pem", "trusted-key.pem"),
+        "chain": context(directory, "chain.pem", "chain-leaf-key.pem"),
+        "other-ca": context(directory, "other.pem", "other-key.pem"),
+        "self-signed": context(directory, "self-signed.pem", "self-signed-key.pem"),
+        "expired": context(directory, "expired.pem", "expired-key.pem"),
+        "wrong-host": context(directory, "wrong-host.pem", "wrong-host-key.pem"),
+        "tls12-only": context(directory, "trusted.pem", "trusted-key.pem", maximum=tls12),
+        "client-auth": context(directory, "trusted.pem", "trusted-key.pem", client_authority="client-ca.pem"),
+        "client-auth-tls12": context(directory, "trusted.pem", "trusted-key.pem", maximum=tls12,
+                                     client_authority="client-ca.pem"),
+    }
+    ports = {}
+    for name, tls in servers.items():
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(64)
+        ports[name] = listener.getsockname()[1]
+        threading.Thread(target=serve, args=(listener, tls), daemon=True).start()
+    pins = {name: pin(directory, f"{name}.pem") for name in
+            ("trusted", "chain-leaf", "intermediate", "ca", "other", "self-signed")}
+    with open(os.path.join(directory, "servers.json.tmp"), "w") as description:
+        json.dump({"ports": ports, "pins": pins, "passphrase": PASSPHRASE}, description)
+    os.replace(os.path.join(directory, "servers.json.tmp"), os.path.join(directory, "servers.json"))
+    print(f"ready {directory}", flush=True)
+    threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()
