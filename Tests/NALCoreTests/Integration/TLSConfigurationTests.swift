@@ -7,7 +7,9 @@
     /// `CurlTransport(tls:)` against the real TLS servers of `scripts/tls_server.py`, with certificates that
     /// script made with openssl: a private CA, another CA, a chain through an intermediate, an expired and a
     /// wrong-host certificate, a TLS 1.2-only server and servers that require a client certificate.
-    @Suite("TLSConfiguration over CurlTransport, against real TLS servers", .enabled(if: TLSServers.directory != nil))
+    @Suite(
+        "TLSConfiguration over CurlTransport, against real TLS servers",
+        .enabled(if: TLSServers.directory != nil, TLSServers.skipReason))
     struct TLSConfigurationTests {
         /// What `server` answers on `/hello` through a transport with `tls`.
         func answer(_ server: String, _ tls: TLSConfiguration) async throws -> TLSServers.Answer {
@@ -47,6 +49,25 @@
             #expect(transport.certificateAuthorities == (try TLSServers.file("ca.pem")))
             let client = Client<TestEndpoint>(transport: transport)
             _ = try await client.request(TestEndpoint(baseURL: try TLSServers.url("chain"), path: "old"))
+        }
+
+        @Test("the article's configuration makes a transport from real files that a client-certificate server accepts")
+        func articleExample() async throws {
+            let caBundle = try TLSServers.file("ca.pem")
+            let cert = try TLSServers.file("client.pem")
+            let key = try TLSServers.file("client-key.pem")
+            // Docs: begin tls-configuration
+            let tls = TLSConfiguration(
+                trustRoots: .pemFile(caBundle),  // default .system
+                clientIdentity: .pemFiles(certificate: cert, privateKey: key, passphrase: nil),
+                pinnedPublicKeys: ["x2b5TgYxY9gHeKW1rUuJTKiGMD0k0FTgR7mHc3qwd+c="],
+                minimumVersion: .tls12)  // or .tls13
+            let transport = try CurlTransport(tls: tls)
+            // Docs: end tls-configuration
+            #expect(transport.tls == tls)
+            var pinned = tls
+            pinned.pinnedPublicKeys.append(try TLSServers.pin("trusted"))
+            #expect(try await answer("client-auth", pinned).client == "nal-client")
         }
 
         @Test(
