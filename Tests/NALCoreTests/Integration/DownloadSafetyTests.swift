@@ -365,7 +365,17 @@ struct DownloadSafetyTests {
             } catch {}
         }
         await first.value
-        // No wait: the stopped call may still be cleaning up, and the next one waits for its partial file.
+        // The kept file, once the stopped call has let it go: under ThreadSanitizer's pace that can take longer than
+        // the second's patience for another call's file (`resumeAtOnce` covers a call made at once).
+        var partial: String?
+        let deadline = ContinuousClock.now + .seconds(30)
+        while partial == nil, ContinuousClock.now < deadline {
+            partial = try FileManager.default.contentsOfDirectory(atPath: directory.path).first {
+                $0.contains(".nal-partial-")
+            }
+            if partial == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        try await Self.waitUntilUnlocked(directory.appendingPathComponent(try #require(partial)))
         let response = try await client.request(endpoint)
         let saved = try #require(response.fileURL)
         #expect(saved.lastPathComponent.utf8.count <= 200, "the file system's 255-byte limit, with room for suffixes")
