@@ -20,8 +20,15 @@
 
         /// The `TLSFailure` of a call to `server` through a transport with `tls`; records an issue for anything else.
         func failure(_ server: String, _ tls: TLSConfiguration) async throws -> TLSFailure? {
+            try await failure(try TLSServers.url(server), tls)
+        }
+
+        /// The `TLSFailure` of a call to `url` through a transport with `tls`; records an issue for anything else.
+        func failure(_ url: URL, _ tls: TLSConfiguration) async throws -> TLSFailure? {
+            let server = url.absoluteString
             do {
-                let answer = try await answer(server, tls)
+                let client = Client<TestEndpoint>(transport: try CurlTransport(tls: tls))
+                let answer = try await client.request(TestEndpoint(baseURL: url, path: "hello")).data
                 Issue.record("\(server) answered \(answer)")
             } catch NALError.tls(let failure) {
                 #expect(failure.url?.host == "localhost")
@@ -154,6 +161,23 @@
                 certificate: try TLSServers.file("stranger.pem"), privateKey: try TLSServers.file("stranger-key.pem"),
                 passphrase: nil)
             #expect(try await failure("client-auth-tls12", tls)?.check == .clientCertificateRejected)
+        }
+
+        @Test("a TLS failure shows the URL it failed for without its password or token")
+        func redactedURL() async throws {
+            var components = try #require(
+                URLComponents(url: try TLSServers.url("other-ca"), resolvingAgainstBaseURL: false))
+            let password = "hunter2-\(UUID().uuidString)"
+            let token = "tok-\(UUID().uuidString)"
+            components.user = "alice"
+            components.password = password
+            components.queryItems = [URLQueryItem(name: "access_token", value: token)]
+            let url = try #require(components.url)
+            let failure = try await failure(url, try privateCA())
+            #expect(failure?.check == .untrustedChain)
+            let shown = "\(String(describing: failure?.url)) \(failure.map { NALError.tls($0).description } ?? "")"
+            #expect(!shown.contains(password), "\(shown)")
+            #expect(!shown.contains(token), "\(shown)")
         }
 
         @Test("a wrong passphrase fails as the key file, and no message holds the passphrase")
