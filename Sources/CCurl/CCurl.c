@@ -19,6 +19,7 @@ typedef void (*easy_reset_fn)(void *);
 typedef int (*easy_setopt_fn)(void *, int, ...);
 typedef int (*easy_pause_fn)(void *, int);
 typedef const char *(*easy_strerror_fn)(int);
+typedef const char *(*multi_strerror_fn)(int);
 typedef void *(*slist_append_fn)(void *, const char *);
 typedef void (*slist_free_all_fn)(void *);
 typedef void *(*multi_init_fn)(void);
@@ -62,6 +63,7 @@ static struct {
     easy_setopt_fn easy_setopt;
     easy_pause_fn easy_pause;
     easy_strerror_fn easy_strerror;
+    multi_strerror_fn multi_strerror;
     slist_append_fn slist_append;
     slist_free_all_fn slist_free_all;
     multi_init_fn multi_init;
@@ -189,6 +191,7 @@ static void load(void) {
     api.easy_setopt = (easy_setopt_fn)resolve(library, "curl_easy_setopt", path);
     api.easy_pause = (easy_pause_fn)resolve(library, "curl_easy_pause", path);
     api.easy_strerror = (easy_strerror_fn)resolve(library, "curl_easy_strerror", path);
+    api.multi_strerror = (multi_strerror_fn)resolve(library, "curl_multi_strerror", path);
     api.slist_append = (slist_append_fn)resolve(library, "curl_slist_append", path);
     api.slist_free_all = (slist_free_all_fn)resolve(library, "curl_slist_free_all", path);
     api.multi_init = (multi_init_fn)resolve(library, "curl_multi_init", path);
@@ -286,6 +289,7 @@ int nal_curl_multi_poll(void *multi, int timeout_ms, int *ready) {
     return api.multi_poll(multi, NULL, 0, timeout_ms, ready);
 }
 int nal_curl_multi_wakeup(void *multi) { return api.multi_wakeup(multi); }
+const char *nal_curl_multi_strerror(int code) { return api.multi_strerror(code); }
 
 int nal_curl_multi_next_done(void *multi, nal_curl_done *done) {
     int waiting = 0;

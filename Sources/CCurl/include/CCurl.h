@@ -70,6 +70,8 @@ int nal_curl_multi_add_handle(void *multi, void *easy);
 int nal_curl_multi_remove_handle(void *multi, void *easy);
 int nal_curl_multi_perform(void *multi, int *running);
 int nal_curl_multi_poll(void *multi, int timeout_ms, int *ready);
+/// libcurl's sentence for a multi interface's result code.
+const char *nal_curl_multi_strerror(int code);
 int nal_curl_multi_wakeup(void *multi);
 /// Takes the next finished transfer; returns 0 when there is none.
 int nal_curl_multi_next_done(void *multi, nal_curl_done *done);

@@ -4,6 +4,11 @@
     import NALLogging
     import Synchronization
 
+    extension Int32 {
+        /// `nil` for 0.
+        fileprivate var nonZero: Int32? { self == 0 ? nil : self }
+    }
+
     /// The thread that drives libcurl's multi interface for one `CurlTransport`: it adds and removes handles, runs
     /// `curl_multi_perform`, hands finished transfers their result, and ends transfers that have been idle too long.
     ///
@@ -24,6 +29,10 @@
             /// Jobs of tasks that prefer this loop as their executor.
             var jobs: [UnownedJob] = []
             var shuttingDown = false
+            /// Shutting down cancels the transfers still running instead of letting them finish.
+            var cancelsRunning = false
+            /// Who waits for the loop to end (`shutDownNow`).
+            var endWaiters: [CheckedContinuation<Void, Never>] = []
             /// The loop has ended: jobs go to the global executor instead.
             var hasEnded = false
             /// The loop is in, or about to enter, `curl_multi_poll`: the next command must wake it. Otherwise it
@@ -50,6 +59,8 @@
         /// No running transfer can be idle past its timeout before this instant: activity only moves a deadline
         /// later, so the running transfers are scanned again only then (or `nil`: none to watch). The loop's alone.
         private var nextIdleCheck: ContinuousClock.Instant?
+        /// A multi-level failure a test asked for (`injectMultiFailure`), or 0.
+        private let injectedFailure = Atomic<Int32>(0)
         /// How many handles are in the multi handle, for any thread to read.
         private let handlesInLibcurl = Atomic<Int>(0)
         /// The transfers libcurl reported done in one round, kept to reuse the storage.
@@ -88,17 +99,26 @@
             _ = nal_curl_multi_cleanup(multi)
         }
 
+        /// Whether the loop's thread has ended its loop.
+        var hasEnded: Bool { queue.withLock { $0.hasEnded } }
+
         /// How many transfers libcurl holds now: a call's handle leaves before the call returns.
         var transfersInLibcurl: Int { handlesInLibcurl.load(ordering: .relaxed) }
 
         /// Queues `transfer` to start.
         func start(_ transfer: CurlTransfer) {
             transfer.eventLoop = self
-            var refused = false
+            var refused: NALError?
             command { queue in
-                if queue.shuttingDown { refused = true } else { queue.commands.append(transfer) }
+                if queue.cancelsRunning {
+                    refused = .transportUnavailable(CurlTransport.shutDownMessage)
+                } else if queue.shuttingDown {
+                    refused = .cancelled
+                } else {
+                    queue.commands.append(transfer)
+                }
             }
-            if refused { transfer.finish(.failure(.cancelled)) }
+            if let refused { transfer.finish(.failure(refused)) }
         }
 
         /// Queues `transfer`, paused while its stream's consumer was behind, to receive again.
@@ -118,6 +138,20 @@
             // Always a wake-up: a loop in the middle of a round read the flag before it was set, and would wait.
             queue.withLock { $0.shuttingDown = true }
             _ = nal_curl_multi_wakeup(multi)
+        }
+
+        /// Ends the loop now: the transfers still running end with `.cancelled` (streams included), no new one
+        /// starts, and this returns once the loop's thread has ended and the spare handles are freed.
+        func shutDownNow() async {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                let ended = queue.withLock { queue in
+                    queue.shuttingDown = true
+                    queue.cancelsRunning = true
+                    if !queue.hasEnded { queue.endWaiters.append(waiter) }
+                    return queue.hasEnded
+                }
+                if ended { waiter.resume() } else { _ = nal_curl_multi_wakeup(multi) }
+            }
         }
 
         /// Runs `job` on the loop's thread in its next round; once the loop has ended, on the global executor.
@@ -151,15 +185,15 @@
                     return queue.jobs
                 }
                 for job in jobs { job.runSynchronously(on: executor) }
-                let (starts, stops, resumes, shuttingDown) = queue.withLock { queue in
+                let (starts, stops, resumes, shuttingDown, cancelsRunning) = queue.withLock { queue in
                     defer {
                         queue.commands = []
                         queue.stops = []
                         queue.resumes = []
                     }
-                    return (queue.commands, queue.stops, queue.resumes, queue.shuttingDown)
+                    return (queue.commands, queue.stops, queue.resumes, queue.shuttingDown, queue.cancelsRunning)
                 }
-                for transfer in starts { add(transfer) }
+                if !cancelsRunning { for transfer in starts { add(transfer) } }
                 for transfer in stops {
                     // Out of the multi handle first: once the caller hears of the end, no callback writes again
                     // (a download's partial file, which the next call may resume at once).
@@ -168,11 +202,25 @@
                     transfer.failStream(.cancelled)
                 }
                 for transfer in resumes { resumeNow(transfer) }
+                if cancelsRunning {
+                    // Transfers queued to start never start; those running end as a stop ends them.
+                    for transfer in starts { transfer.finish(.failure(.cancelled)) }
+                    for transfer in Array(running.values) {
+                        remove(transfer)
+                        transfer.finish(.failure(.cancelled))
+                        transfer.failStream(.cancelled)
+                    }
+                }
                 // Jobs still queued, and any that come later, run on the global executor once the loop has ended:
                 // a task that keeps yielding on the loop must not keep a dropped transport's thread alive.
                 if shuttingDown, running.isEmpty { break }
                 var active: Int32 = 0
-                _ = nal_curl_multi_perform(multi, &active)
+                let performed =
+                    injectedFailure.exchange(0, ordering: .relaxed).nonZero ?? nal_curl_multi_perform(multi, &active)
+                // CURLM_CALL_MULTI_PERFORM (-1), from libcurl before 7.20, only asks for another round.
+                if performed != CurlValue.ok, performed != -1 {
+                    failRunning(multiCode: performed, in: "curl_multi_perform")
+                }
                 var message = nal_curl_done()
                 while nal_curl_multi_next_done(multi, &message) != 0 {
                     guard let easy = message.easy, let transfer = running[easy] else { continue }
@@ -186,26 +234,39 @@
                 // With nothing running there is no deadline to check: libcurl's own timers, or a command, wake it.
                 // Shutting down, the last transfer just ended: the next round ends the loop, with no wait first.
                 if shuttingDown, running.isEmpty { continue }
-                let wait = running.isEmpty ? Self.waitWhenIdle : endIdleTransfers()
+                var wait = running.isEmpty ? Self.waitWhenIdle : endIdleTransfers()
+                // Spares that have waited long enough are freed; the wait ends when the rest would be.
+                if let untilFreed = handles.freeIdleSpares(now: .now) {
+                    wait = min(wait, Self.milliseconds(untilFreed))
+                }
                 let mayWait = queue.withLock { queue in
                     queue.loopIsWaiting = queue.isEmpty
                     return queue.loopIsWaiting
                 }
                 guard mayWait else { continue }
                 var ready: Int32 = 0
-                _ = nal_curl_multi_poll(multi, Int32(wait), &ready)
+                let polled = nal_curl_multi_poll(multi, Int32(wait), &ready)
+                if polled != CurlValue.ok {
+                    failRunning(multiCode: polled, in: "curl_multi_poll")
+                    // A wait that fails at once would fail again at once: not a busy loop.
+                    usleep(10_000)
+                }
             }
             // Transfers queued after the last round never started; jobs run elsewhere from now on.
-            let (late, jobs) = queue.withLock { queue in
+            let (late, jobs, waiters) = queue.withLock { queue in
                 queue.hasEnded = true
                 defer {
                     queue.commands = []
                     queue.jobs = []
+                    queue.endWaiters = []
                 }
-                return (queue.commands, queue.jobs)
+                return (queue.commands, queue.jobs, queue.endWaiters)
             }
             for transfer in late { transfer.finish(.failure(.cancelled)) }
             for job in jobs { globalConcurrentExecutor.enqueue(job) }
+            // Nothing will take a spare again.
+            handles.freeSpares()
+            for waiter in waiters { waiter.resume() }
         }
 
         private func add(_ transfer: CurlTransfer) {
@@ -272,6 +333,37 @@
                 transfer.failStream(failure)
             }
             return Self.milliseconds(min(longest, nextIdleCheck.map { $0 - now } ?? longest))
+        }
+
+        /// Fails every running transfer with the multi handle's failure, instead of leaving them to their idle
+        /// timeouts: libcurl can no longer say how they stand. New transfers are tried again on the next round.
+        private func failRunning(multiCode code: Int32, in function: String) {
+            let said = nal_curl_multi_strerror(code).map { String(cString: $0) } ?? "unknown error"
+            let failing = Array(running.values)
+            for transfer in failing {
+                remove(transfer)
+                let failure = NALError.transport(
+                    URLError(
+                        .cannotLoadFromNetwork,
+                        userInfo: [
+                            NSLocalizedDescriptionKey: "libcurl's \(function) failed: \(said) (CURLMcode \(code))",
+                            NSURLErrorFailingURLErrorKey: transfer.url,
+                        ]))
+                transfer.finish(.failure(failure))
+                transfer.failStream(failure)
+            }
+            if !failing.isEmpty {
+                CoreLog.request.error(
+                    "libcurl's \(function, privacy: .public) failed (\(said, privacy: .public), CURLMcode \(code)): \(failing.count) calls failed"
+                )
+            }
+        }
+
+        /// Makes the next round's `curl_multi_perform` report `code` instead of running. For tests of what a
+        /// multi-level failure does.
+        package func injectMultiFailure(_ code: Int32) {
+            injectedFailure.store(code, ordering: .relaxed)
+            _ = nal_curl_multi_wakeup(multi)
         }
 
         /// A wait in whole milliseconds for `curl_multi_poll`, at least 1.

@@ -18,6 +18,9 @@
         // out from behind the lock.
         private struct Spares: @unchecked Sendable {
             var handles: [UnsafeMutableRawPointer] = []
+            /// When a handle last came back: once none has for `idleLifetime`, the spares are freed.
+            var lastReturned = ContinuousClock.now
+            var idleLifetime = CurlHandlePool.defaultIdleLifetime
         }
 
         private let spares = Locked(Spares())
@@ -26,6 +29,28 @@
         /// The most spare handles kept: enough for a round's finished calls to hand theirs to the next calls. Each
         /// keeps libcurl's buffers (tens of KiB) while the transport lives.
         static let maximumSpares = 16
+        /// How long spares are kept once no call has ended: a transport that goes quiet gives back their memory.
+        static let defaultIdleLifetime: Duration = .seconds(30)
+
+        /// How long spares are kept once no call has ended. For tests.
+        var idleLifetime: Duration {
+            get { spares.withLock { $0.idleLifetime } }
+            set { spares.withLock { $0.idleLifetime = newValue } }
+        }
+
+        /// Frees the spares when none has come back for `idleLifetime`; returns how long until they would be, or
+        /// `nil` when there are none.
+        func freeIdleSpares(now: ContinuousClock.Instant) -> Duration? {
+            let (idle, remaining) = spares.withLock { spares -> ([UnsafeMutableRawPointer], Duration?) in
+                guard !spares.handles.isEmpty else { return ([], nil) }
+                let expiry = spares.lastReturned + spares.idleLifetime
+                guard expiry <= now else { return ([], expiry - now) }
+                defer { spares.handles = [] }
+                return (spares.handles, nil)
+            }
+            for handle in idle { free(handle) }
+            return remaining
+        }
 
         deinit {
             for handle in spares.withLock({ $0.handles }) { free(handle) }
@@ -50,9 +75,20 @@
             let kept = spares.withLock { spares in
                 guard spares.handles.count < Self.maximumSpares else { return false }
                 spares.handles.append(handle)
+                spares.lastReturned = .now
                 return true
             }
             if !kept { free(handle) }
+        }
+
+        /// Frees every spare handle.
+        func freeSpares() {
+            for handle in spares.withLock({ spares in
+                defer { spares.handles = [] }
+                return spares.handles
+            }) {
+                free(handle)
+            }
         }
 
         /// Frees `handle`, which no multi handle holds.

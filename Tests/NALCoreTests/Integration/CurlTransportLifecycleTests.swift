@@ -1,0 +1,109 @@
+#if os(Linux)
+    import Foundation
+    import NALCore
+    import NALTestSupport
+    import Testing
+
+    /// What happens to CurlTransport's calls when libcurl's multi interface fails, when the transport shuts down,
+    /// and to the handles it keeps between calls.
+    @Suite(
+        "CurlTransport: multi-level failures, shutdown and spare handles",
+        .enabled(if: HTTPBin.url != nil, HTTPBin.skipReason),
+        .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+    struct CurlTransportLifecycleTests {
+        @Test("a multi-level failure fails the calls in flight at once with a typed error; the next call works")
+        func multiFailure() async throws {
+            let transport = try CurlTransport(idleTimeout: 60)
+            let client = Client<TestEndpoint>(transport: transport)
+            let clock = ContinuousClock()
+            let start = clock.now
+            async let held = client.request(HTTPBin.endpoint("delay/10"))
+            // Once the call is in libcurl's hands.
+            while transport.transfersInLibcurl == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            // CURLM_OUT_OF_MEMORY.
+            transport.injectMultiFailure(3)
+            do {
+                _ = try await held
+                Issue.record("the call outlived its multi handle's failure")
+            } catch NALError.transport(let urlError) {
+                #expect(urlError.code == .cannotLoadFromNetwork)
+                #expect(urlError.localizedDescription.contains("curl_multi_perform failed"), "\(urlError)")
+                #expect(urlError.localizedDescription.contains("CURLMcode 3"), "\(urlError)")
+            }
+            #expect(clock.now - start < Timing.bound(.seconds(5)), "the call waited for its timeout")
+            #expect(transport.transfersInLibcurl == 0)
+            #expect(try await client.request(HTTPBin.endpoint("get")).statusCode == 200)
+        }
+
+        @Test(
+            "shutdown() cancels the calls and streams in flight, refuses new calls, ends the thread, frees the spares")
+        func shutdown() async throws {
+            let transport = try CurlTransport(idleTimeout: 60)
+            let client = Client<TestEndpoint>(transport: transport)
+            // A call that ended well leaves its handle to be reused.
+            _ = try await client.request(HTTPBin.endpoint("get"))
+            #expect(transport.spareHandleCount == 1)
+            let stream = try await client.stream(
+                FaultServer.endpoint("drip", query: ["bytes": 20, "interval_ms": 1000]))
+            let clock = ContinuousClock()
+            let start = clock.now
+            async let held = client.request(HTTPBin.endpoint("delay/10"))
+            while transport.transfersInLibcurl < 2 { try await Task.sleep(for: .milliseconds(10)) }
+            await transport.shutdown()
+            #expect(transport.eventLoopHasEnded)
+            #expect(transport.transfersInLibcurl == 0)
+            #expect(transport.spareHandleCount == 0)
+            do {
+                _ = try await held
+                Issue.record("the call outlived shutdown()")
+            } catch {
+                guard case .cancelled = error as? NALError else {
+                    Issue.record("expected .cancelled, got \(error)")
+                    return
+                }
+            }
+            do {
+                for try await _ in stream {}
+                Issue.record("the stream outlived shutdown()")
+            } catch {
+                guard case .cancelled = error else {
+                    Issue.record("expected .cancelled, got \(error)")
+                    return
+                }
+            }
+            #expect(clock.now - start < Timing.bound(.seconds(3)), "shutdown waited for the calls to end")
+            // Calls made afterwards fail at once, naming the shutdown; a second shutdown does nothing more.
+            do {
+                _ = try await client.request(HTTPBin.endpoint("get"))
+                Issue.record("a call was made after shutdown()")
+            } catch {
+                guard case .transportUnavailable(let reason) = error else {
+                    Issue.record("expected transportUnavailable, got \(error)")
+                    return
+                }
+                #expect(reason.contains("shut down"))
+            }
+            await transport.shutdown()
+        }
+
+        @Test("spare handles are freed once no call has ended for their lifetime")
+        func spareLifetime() async throws {
+            let transport = try CurlTransport()
+            transport.setSpareHandleLifetime(.seconds(1))
+            let client = Client<TestEndpoint>(transport: transport)
+            // A transport in use keeps its spare, past the lifetime counted from its first call.
+            for _ in 0..<15 {
+                _ = try await client.request(HTTPBin.endpoint("get"))
+                #expect(transport.spareHandleCount == 1, "a spare handle was freed while calls kept ending")
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let deadline = ContinuousClock.now + Timing.bound(.seconds(5))
+            while transport.spareHandleCount > 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(transport.spareHandleCount == 0, "the spare handle was kept past its lifetime")
+            // And the transport goes on making handles.
+            #expect(try await client.request(HTTPBin.endpoint("get")).statusCode == 200)
+        }
+    }
+#endif
