@@ -20,8 +20,11 @@ Every path answers JSON about the request:
   more bytes of "<tag>|" beyond the Content-Length (0 by default);
   /sent/<tag> adds "sent": how many bytes of /big/<tag> the server has sent so far (what flow control let out);
   "cookie": the request's Cookie field, if any; /set-cookie?name=N sets the cookie N=h2-baked.
+Over HTTP/2 the answer also describes the request body: "bodyLength", "bodySHA256" (hex), "contentType" and
+"contentLength" (the request's fields, or null).
 """
 
+import hashlib
 import json
 import os
 import signal
@@ -54,10 +57,12 @@ def make_certificate(directory):
     return certificate, key
 
 
-def answer(protocol, method, target, connection, peak, resumed, cookie=None):
+def answer(protocol, method, target, connection, peak, resumed, cookie=None, upload=None):
     parts = urlsplit(target)
     fields = {"protocol": protocol, "path": parts.path, "method": method, "connection": connection,
               "peakStreams": peak, "cookie": cookie, "resumed": resumed}
+    if upload is not None:
+        fields.update(upload)
     if parts.path.startswith("/sent/"):
         with COUNT_LOCK:
             fields["sent"] = SENT.get(parts.path[len("/sent/"):], 0)
@@ -87,6 +92,8 @@ def serve_h2(sock, number):
     connection.initiate_connection()
     lock = threading.Lock()
     requests = {}
+    # What each stream's request body has brought so far: its SHA-256, length and type.
+    uploads = {}
     state = {"open": 0, "peak": 0}
     # A /big/ stream waits here for the client to open its flow-control window, or to reset the stream.
     window_changed = threading.Condition(lock)
@@ -132,7 +139,7 @@ def serve_h2(sock, number):
                     connection.send_data(stream_id, body[total:], end_stream=True)
                     sock.sendall(connection.data_to_send())
 
-    def respond(stream_id, method, target, cookie):
+    def respond(stream_id, method, target, cookie, upload):
         if urlsplit(target).path.startswith("/big/"):
             with lock:
                 state["open"] -= 1
@@ -142,7 +149,7 @@ def serve_h2(sock, number):
                 return
         time.sleep(hold_time(target))
         with lock:
-            body = answer("h2", method, target, number, state["peak"], sock.session_reused, cookie)
+            body = answer("h2", method, target, number, state["peak"], sock.session_reused, cookie, upload)
             state["open"] -= 1
             try:
                 connection.send_headers(stream_id, [(":status", "200"), ("content-type", "application/json"),
@@ -169,6 +176,16 @@ def serve_h2(sock, number):
                                for name, value in event.headers}
                     requests[event.stream_id] = (headers.get(":method", "GET"), headers.get(":path", "/"),
                                                  headers.get("cookie"))
+                    uploads[event.stream_id] = {"hash": hashlib.sha256(), "length": 0,
+                                                "contentType": headers.get("content-type"),
+                                                "contentLength": headers.get("content-length")}
+                if isinstance(event, h2.events.DataReceived):
+                    # Counted and acknowledged, so that the client's window opens again for a large body.
+                    upload = uploads.get(event.stream_id)
+                    if upload is not None:
+                        upload["hash"].update(event.data)
+                        upload["length"] += len(event.data)
+                    connection.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
                     state["open"] += 1
                     state["peak"] = max(state["peak"], state["open"])
                 if isinstance(event, h2.events.StreamReset):
@@ -178,7 +195,11 @@ def serve_h2(sock, number):
                     window_changed.notify_all()
                 if isinstance(event, h2.events.StreamEnded) and event.stream_id in requests:
                     method, target, cookie = requests.pop(event.stream_id)
-                    threading.Thread(target=respond, args=(event.stream_id, method, target, cookie),
+                    upload = uploads.pop(event.stream_id, None)
+                    received = None if upload is None else {
+                        "bodyLength": upload["length"], "bodySHA256": upload["hash"].hexdigest(),
+                        "contentType": upload["contentType"], "contentLength": upload["contentLength"]}
+                    threading.Thread(target=respond, args=(event.stream_id, method, target, cookie, received),
                                      daemon=True).start()
             sock.sendall(connection.data_to_send())
 

@@ -64,10 +64,18 @@ package enum H2Server {
         package var resumed: Bool
         /// On `/sent/<tag>`: how many bytes of `/big/<tag>` the server has sent so far.
         package var sent: Int?
+        /// The request's method.
+        package var method: String?
+        /// Over HTTP/2: the request body's length and SHA-256 (hex), and the request's type and length fields.
+        package var bodyLength: Int?
+        package var bodySHA256: String?
+        package var contentType: String?
+        package var contentLength: String?
 
         enum CodingKeys: String, CodingKey {
             case protocol_ = "protocol"
-            case path, connection, peakStreams, cookie, resumed, sent
+            case path, connection, peakStreams, cookie, resumed, sent, bodyLength, bodySHA256, contentType
+            case contentLength, method
         }
     }
 
