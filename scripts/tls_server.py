@@ -22,10 +22,18 @@ client-key-encrypted.pem (the passphrase); stranger.pem and stranger-key.pem (a 
 not-pem.txt (text that is no PEM).
 
 Every server answers any request with JSON: {"path": ..., "tls": "TLSv1.3", "client": CN of the client certificate
-or null}, and closes the connection.
+or null, "headers": [the request's field names, lowercased]}, and closes the connection.
+
+Two forward proxies (plain HTTP, on 127.0.0.1), for proxy tests through `https_proxy` and `http_proxy`:
+  proxy              CONNECT tunnels (to 127.0.0.1 or localhost only) and absolute-form requests, no credentials
+  proxy-auth         the same, and 407 without `Proxy-Authorization: Basic` of nal:proxy-secret
+Each keeps a journal: GET /__journal, sent to the proxy itself, answers a JSON list of {"method", "target",
+"proxyAuthorization": whether the field came, "authorized"}.
 """
 
+import base64
 import json
+import select
 import os
 import socket
 import ssl
@@ -34,6 +42,7 @@ import sys
 import threading
 
 PASSPHRASE = "nal test passphrase"
+PROXY_CREDENTIALS = "nal:proxy-secret"
 
 CA_CONFIG = """[ca]
 default_ca = signing
@@ -148,8 +157,10 @@ def answer(connection):
             peer = connection.getpeercert()
             if peer:
                 client = dict(field[0] for field in peer.get("subject", ())).get("commonName")
+            names = [line.split(b":", 1)[0].decode("latin-1").strip().lower()
+                     for line in head.split(b"\r\n\r\n", 1)[0].split(b"\r\n")[1:] if b":" in line]
             body = json.dumps({"path": target[1].decode("latin-1") if len(target) > 1 else "",
-                               "tls": connection.version(), "client": client}).encode()
+                               "tls": connection.version(), "client": client, "headers": names}).encode()
             connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
                                + b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
         except (OSError, ssl.SSLError) as error:
@@ -170,6 +181,102 @@ def serve(listener, tls):
         threading.Thread(target=handshake, daemon=True).start()
 
 
+def read_head(connection):
+    head = b""
+    while b"\r\n\r\n" not in head and len(head) < 65536:
+        chunk = connection.recv(4096)
+        if not chunk:
+            return None, b""
+        head += chunk
+    head, _, rest = head.partition(b"\r\n\r\n")
+    return head.decode("latin-1"), rest
+
+
+def relay(one, other):
+    """Copies bytes both ways until either side closes."""
+    sockets = [one, other]
+    while True:
+        readable, _, _ = select.select(sockets, [], [], 30)
+        if not readable:
+            return
+        for source in readable:
+            data = source.recv(65536)
+            if not data:
+                return
+            (other if source is one else one).sendall(data)
+
+
+def proxy(connection, journal, lock, credentials):
+    with connection:
+        try:
+            connection.settimeout(30)
+            head, rest = read_head(connection)
+            if head is None:
+                return
+            lines = head.split("\r\n")
+            method, target = (lines[0].split(" ") + ["", ""])[:2]
+            fields = {}
+            for line in lines[1:]:
+                name, _, value = line.partition(":")
+                fields[name.strip().lower()] = value.strip()
+            if method == "GET" and target == "/__journal":
+                with lock:
+                    body = json.dumps(journal).encode()
+                connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                                   + b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+                return
+            given = fields.get("proxy-authorization")
+            authorized = credentials is None or given == "Basic " + base64.b64encode(credentials.encode()).decode()
+            with lock:
+                journal.append({"method": method, "target": target, "proxyAuthorization": given is not None,
+                                "authorized": authorized})
+            if not authorized:
+                connection.sendall(b"HTTP/1.1 407 Proxy Authentication Required\r\n"
+                                   b"Proxy-Authenticate: Basic realm=\"nal\"\r\nContent-Length: 0\r\n"
+                                   b"Connection: close\r\n\r\n")
+                return
+            if method == "CONNECT":
+                host, _, port = target.rpartition(":")
+                if host not in ("127.0.0.1", "localhost"):
+                    connection.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
+                    return
+                upstream = socket.create_connection(("127.0.0.1", int(port)), timeout=30)
+                with upstream:
+                    connection.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                    if rest:
+                        upstream.sendall(rest)
+                    relay(connection, upstream)
+                return
+            # An absolute-form request: forwarded in origin form, without the proxy's fields.
+            parts = target.split("/", 3)
+            authority = parts[2] if len(parts) > 2 else ""
+            path = "/" + (parts[3] if len(parts) > 3 else "")
+            host, _, port = authority.rpartition(":")
+            upstream = socket.create_connection(("127.0.0.1", int(port or 80)), timeout=30)
+            with upstream:
+                kept = [line for line in lines[1:] if not line.lower().startswith(("proxy-", "connection:"))]
+                upstream.sendall(("\r\n".join([f"{method} {path} HTTP/1.1", *kept, "Connection: close"])
+                                  + "\r\n\r\n").encode("latin-1") + rest)
+                relay(connection, upstream)
+        except (OSError, ValueError) as error:
+            print(f"proxy connection ended: {error}", file=sys.stderr, flush=True)
+
+
+def serve_proxy(listener, credentials):
+    journal, lock = [], threading.Lock()
+    while True:
+        connection, _ = listener.accept()
+        threading.Thread(target=proxy, args=(connection, journal, lock, credentials), daemon=True).start()
+
+
+def listen():
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    return listener
+
+
 def main():
     directory = os.path.abspath(sys.argv[1])
     make_files(directory)
@@ -188,16 +295,18 @@ def main():
     }
     ports = {}
     for name, tls in servers.items():
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(64)
+        listener = listen()
         ports[name] = listener.getsockname()[1]
         threading.Thread(target=serve, args=(listener, tls), daemon=True).start()
+    for name, credentials in (("proxy", None), ("proxy-auth", PROXY_CREDENTIALS)):
+        listener = listen()
+        ports[name] = listener.getsockname()[1]
+        threading.Thread(target=serve_proxy, args=(listener, credentials), daemon=True).start()
     pins = {name: pin(directory, f"{name}.pem") for name in
             ("trusted", "chain-leaf", "intermediate", "ca", "other", "self-signed")}
     with open(os.path.join(directory, "servers.json.tmp"), "w") as description:
-        json.dump({"ports": ports, "pins": pins, "passphrase": PASSPHRASE}, description)
+        json.dump({"ports": ports, "pins": pins, "passphrase": PASSPHRASE,
+                   "proxyCredentials": PROXY_CREDENTIALS}, description)
     os.replace(os.path.join(directory, "servers.json.tmp"), os.path.join(directory, "servers.json"))
     print(f"ready {directory}", flush=True)
     threading.Event().wait()

@@ -1,6 +1,10 @@
 package import Foundation
 package import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// The HTTPS servers of `scripts/tls_server.py`, which `scripts/test.sh` starts with the HTTP/2 server and announces
 /// in `NAL_TLS_DIR`: the folder of their certificates and of `servers.json` (ports and pins).
 package enum TLSServers {
@@ -14,6 +18,7 @@ package enum TLSServers {
         var ports: [String: Int]
         var pins: [String: String]
         var passphrase: String
+        var proxyCredentials: String
     }
 
     private static let description: Description? = directory.flatMap { directory in
@@ -45,6 +50,27 @@ package enum TLSServers {
         get throws { try #require(description?.passphrase) }
     }
 
+    /// `user:password` that the `proxy-auth` proxy wants.
+    package static var proxyCredentials: String {
+        get throws { try #require(description?.proxyCredentials) }
+    }
+
+    /// What one of the proxies (`proxy`, `proxy-auth`) was asked, oldest first.
+    package struct ProxyRequest: Decodable, Sendable, Equatable {
+        package var method: String
+        package var target: String
+        package var proxyAuthorization: Bool
+        package var authorized: Bool
+    }
+
+    /// The journal of the proxy `name`, read over a connection of its own (no proxy).
+    package static func journal(_ name: String) async throws -> [ProxyRequest] {
+        let port = try #require(description?.ports[name])
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)/__journal"))
+        let (data, _) = try await URLSession.shared.data(from: url)
+        return try JSONDecoder().decode([ProxyRequest].self, from: data)
+    }
+
     /// What every server answers.
     package struct Answer: Decodable, Sendable {
         package var path: String
@@ -52,5 +78,7 @@ package enum TLSServers {
         package var tls: String
         /// The common name of the client certificate the server accepted, if any.
         package var client: String?
+        /// The names of the request's fields, lowercased.
+        package var headers: [String]
     }
 }
