@@ -40,15 +40,15 @@
         func shutdown() async throws {
             let transport = try CurlTransport(idleTimeout: 60)
             let client = Client<TestEndpoint>(transport: transport)
-            // A call that ended well leaves its handle to be reused.
-            _ = try await client.request(HTTPBin.endpoint("get"))
-            #expect(transport.spareHandleCount == 1)
             let stream = try await client.stream(
                 FaultServer.endpoint("drip", query: ["bytes": 20, "interval_ms": 1000]))
             let clock = ContinuousClock()
             let start = clock.now
             async let held = client.request(HTTPBin.endpoint("delay/10"))
             while transport.transfersInLibcurl < 2 { try await Task.sleep(for: .milliseconds(10)) }
+            // Both took a handle; a call that ends now leaves one spare behind.
+            _ = try await client.request(HTTPBin.endpoint("get"))
+            #expect(transport.spareHandleCount == 1)
             await transport.shutdown()
             #expect(transport.eventLoopHasEnded)
             #expect(transport.transfersInLibcurl == 0)
