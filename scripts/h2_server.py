@@ -179,6 +179,8 @@ def serve_h2(sock, number):
                     uploads[event.stream_id] = {"hash": hashlib.sha256(), "length": 0,
                                                 "contentType": headers.get("content-type"),
                                                 "contentLength": headers.get("content-length")}
+                    state["open"] += 1
+                    state["peak"] = max(state["peak"], state["open"])
                 if isinstance(event, h2.events.DataReceived):
                     # Counted and acknowledged, so that the client's window opens again for a large body.
                     upload = uploads.get(event.stream_id)
@@ -186,8 +188,6 @@ def serve_h2(sock, number):
                         upload["hash"].update(event.data)
                         upload["length"] += len(event.data)
                     connection.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
-                    state["open"] += 1
-                    state["peak"] = max(state["peak"], state["open"])
                 if isinstance(event, h2.events.StreamReset):
                     reset_streams.add(event.stream_id)
                 if isinstance(event, (h2.events.WindowUpdated, h2.events.StreamReset,

@@ -1,3 +1,4 @@
+import Dispatch
 import NALLogging
 
 /// Turns a transport's byte counts into `TransferProgress` events for one attempt of a call.
@@ -19,18 +20,25 @@ package final class ProgressReporter: Sendable {
     private let handler: TransferProgressHandler
     private let measuresUpload: Bool
     private let state: Locked<State>
+    /// Where the handler runs, when not on the thread that reports the bytes: a transport's event loop must not
+    /// wait for a slow handler. Serial, and fed under the lock, so events still arrive in order.
+    private let delivery: DispatchQueue?
 
     /// A reporter for one attempt, or `nil` when nobody listens.
     ///
     /// - Parameters:
     ///   - measuresUpload: whether `fractionCompleted` measures the request body sent (an upload) rather than the
     ///     response body received.
+    ///   - deliversAsynchronously: whether the handler runs on a queue of its own instead of the reporting thread;
+    ///     then `delivered()` waits for the events reported so far.
     package init?(
-        _ handler: TransferProgressHandler?, attempt: Int, measuresUpload: Bool, totalBytesToSend: Int64? = nil
+        _ handler: TransferProgressHandler?, attempt: Int, measuresUpload: Bool, totalBytesToSend: Int64? = nil,
+        deliversAsynchronously: Bool = false
     ) {
         guard let handler else { return nil }
         self.handler = handler
         self.measuresUpload = measuresUpload
+        delivery = deliversAsynchronously ? DispatchQueue(label: "nal.progress") : nil
         state = Locked(State(progress: TransferProgress(totalBytesToSend: totalBytesToSend, attempt: attempt)))
     }
 
@@ -67,8 +75,23 @@ package final class ProgressReporter: Sendable {
             progress.totalBytesToReceive = progress.bytesReceived
             progress.fractionCompleted = 1
             state.progress = progress
-            handler(progress)
+            deliver(progress)
         }
+    }
+
+    /// Returns once every event reported so far has reached the handler.
+    package func delivered() async {
+        guard let delivery else { return }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            delivery.async { done.resume() }
+        }
+    }
+
+    /// Calls the handler, here or on the delivery queue; called under the lock, which keeps the order.
+    private func deliver(_ progress: TransferProgress) {
+        guard let delivery else { return handler(progress) }
+        let handler = handler
+        delivery.async { handler(progress) }
     }
 
     private func update(_ change: (inout TransferProgress) -> Void) {
@@ -83,8 +106,8 @@ package final class ProgressReporter: Sendable {
             guard due, (fraction ?? 0) < 1 else { return }
             state.lastEmitted = now
             state.lastFraction = fraction ?? state.lastFraction
-            // Under the lock, so that events from different threads arrive in order; handlers must be quick.
-            handler(state.progress)
+            // Under the lock, so that events from different threads arrive in order.
+            deliver(state.progress)
         }
     }
 

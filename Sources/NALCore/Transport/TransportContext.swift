@@ -83,10 +83,18 @@ public struct TransportContext: Sendable {
     static let foundationDefaultTimeout: TimeInterval = 60
 
     /// A progress reporter for this attempt, or `nil` when nobody listens.
-    package func progressReporter(totalBytesToSend: Int64? = nil) -> ProgressReporter? {
+    ///
+    /// - Parameter deliversAsynchronously: the handler runs on a queue of the reporter's own, not on the thread
+    ///   that reports bytes (an event loop); the transport awaits `delivered()` before it returns.
+    package func progressReporter(
+        totalBytesToSend: Int64? = nil, deliversAsynchronously: Bool = false
+    ) -> ProgressReporter? {
         guard case .upload = kind else {
-            return ProgressReporter(progress, attempt: attempt, measuresUpload: false)
+            return ProgressReporter(
+                progress, attempt: attempt, measuresUpload: false, deliversAsynchronously: deliversAsynchronously)
         }
-        return ProgressReporter(progress, attempt: attempt, measuresUpload: true, totalBytesToSend: totalBytesToSend)
+        return ProgressReporter(
+            progress, attempt: attempt, measuresUpload: true, totalBytesToSend: totalBytesToSend,
+            deliversAsynchronously: deliversAsynchronously)
     }
 }

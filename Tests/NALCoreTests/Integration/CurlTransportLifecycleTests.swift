@@ -1,8 +1,10 @@
 #if os(Linux)
     import Foundation
-    import NALCore
+    import NALLogging
     import NALTestSupport
     import Testing
+
+    @testable import NALCore
 
     /// What happens to CurlTransport's calls when libcurl's multi interface fails, when the transport shuts down,
     /// and to the handles it keeps between calls.
@@ -84,6 +86,48 @@
                 #expect(reason.contains("shut down"))
             }
             await transport.shutdown()
+        }
+
+        @Test("a download's progress handler runs off the event loop: slow, it holds back no call beside it")
+        func slowHandlerBesideCalls() async throws {
+            let transport = try CurlTransport(maximumConnectionsPerHost: 12)
+            let client = Client<TestEndpoint>(transport: transport)
+            let folder = try TransferFiles.scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let seen = Locked((events: 0, onLoop: 0))
+            let clock = ContinuousClock()
+            let start = clock.now
+            // The first five events take the handler 200 ms each: on the event loop, every call would wait too.
+            async let download = client.request(
+                FaultServer.endpoint(
+                    "source/4000000", requestType: .download(.file(folder.appendingPathComponent("big.bin")))),
+                options: RequestOptions(),
+                progress: { _ in
+                    let count = seen.withLock { seen in
+                        seen.events += 1
+                        if Thread.current.name == CurlEventLoop.threadName { seen.onLoop += 1 }
+                        return seen.events
+                    }
+                    if count <= 5 { usleep(200_000) }
+                })
+            while seen.withLock({ $0.events }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            let calls = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<100 {
+                    group.addTask { try await client.request(FaultServer.endpoint("echo")).statusCode }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let callsTook = clock.now - start
+            #expect(calls.count == 100 && calls.allSatisfy { $0 == 200 })
+            let saved = try await download
+            let file = try #require(saved.fileURL)
+            #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int == 4_000_000)
+            // Every event reached the handler before the call returned, none of them on the loop's thread.
+            let (events, onLoop) = seen.withLock { ($0.events, $0.onLoop) }
+            #expect(events >= 6)
+            #expect(onLoop == 0, "\(onLoop) of \(events) events ran on the event loop")
+            #expect(clock.now - start >= .seconds(1))
+            #expect(callsTook < Timing.bound(.seconds(1)), "100 calls took \(callsTook) beside the download")
         }
 
         @Test("spare handles are freed once no call has ended for their lifetime")

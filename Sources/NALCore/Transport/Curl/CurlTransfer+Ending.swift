@@ -50,9 +50,18 @@
             writer?.finish(throwing: error)
         }
 
-        /// Ends the call with `outcome`, once: later calls do nothing.
+        /// Ends the call with `outcome`, once: later calls do nothing. A download ends once its writes are done, so
+        /// that nothing writes its file after the caller has heard of the end (the next call may resume that file at
+        /// once); a cancelled one drops the writes still waiting, and one whose write failed ends with that failure.
         func finish(_ outcome: Outcome) {
-            self.outcome.finish(outcome)
+            guard let fileWrites else { return self.outcome.finish(outcome) }
+            if case .failure(.cancelled) = outcome { fileWrites.dropWaitingWrites() }
+            fileWrites.afterWrites { [self] in
+                if case .success = outcome, let failure = fileWrites.failure {
+                    return self.outcome.finish(.failure(failure))
+                }
+                self.outcome.finish(outcome)
+            }
         }
 
         /// Whether the call has ended.

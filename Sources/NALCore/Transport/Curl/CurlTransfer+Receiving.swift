@@ -13,6 +13,7 @@
                 // Before anything is decoded: libcurl hands the same bytes over again when the transfer resumes.
                 if writer.isFull { return pause(for: writer) }
             }
+            if let fileWrites, fileWrites.isFull { return pause(for: fileWrites) }
             guard let decoder else { return take(bytes) ? bytes.count : 0 }
             // After a pause in the middle of these bytes, libcurl hands all of them over again: what was decoded
             // before the pause is skipped.
@@ -25,6 +26,7 @@
                     guard take(piece) else { return .stop }
                     // A piece can fill the stream: the next waits for the consumer, coded, in libcurl's hands.
                     if let writer, writer.isFull { return .pause }
+                    if let fileWrites, fileWrites.isFull { return .pause }
                     return .more
                 }
             } catch {
@@ -32,9 +34,11 @@
                 return 0
             }
             guard let decoded else { return 0 }
-            guard decoded < rest.count || decoder.hasPendingOutput, let writer else { return bytes.count }
+            guard decoded < rest.count || decoder.hasPendingOutput else { return bytes.count }
             decodedOfPausedChunk = skipped + decoded
-            return pause(for: writer)
+            if let writer { return pause(for: writer) }
+            if let fileWrites { return pause(for: fileWrites) }
+            return bytes.count
         }
 
         /// Hands on decoded body bytes: to the stream, the download's file, or memory; `false` stops the transfer
@@ -43,14 +47,12 @@
             if let writer { return writer.append(Data(bytes)) }
             if let routing {
                 if route == nil, !decideRoute(routing) { return false }
-                if case .file = route {
-                    do {
-                        try routing.write(Data(bytes))
-                    } catch {
-                        stoppedBecause = error
+                if case .file = route, let fileWrites {
+                    // Written, and reported as progress, off the loop.
+                    guard fileWrites.append(Data(bytes)) else {
+                        stoppedBecause = fileWrites.failure ?? .cancelled
                         return false
                     }
-                    progress?.received(bytes.count)
                     return true
                 }
             }
@@ -148,6 +150,16 @@
             activity.pause()
             Task { [weak eventLoop, weak self] in
                 await writer.awaitCapacity()
+                guard let eventLoop, let self else { return }
+                eventLoop.resume(self)
+            }
+            return Self.pauseWriting
+        }
+
+        /// Pauses the transfer while its download's writes are behind.
+        func pause(for fileWrites: CurlFileWrites) -> Int {
+            activity.pause()
+            fileWrites.whenCaughtUp { [weak eventLoop, weak self] in
                 guard let eventLoop, let self else { return }
                 eventLoop.resume(self)
             }

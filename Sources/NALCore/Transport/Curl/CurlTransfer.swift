@@ -45,6 +45,8 @@
         /// when the first body bytes arrive, and what writes the file (on this thread, which is the loop's own).
         let routing: (any BodyRouting)?
         var route: BodyRoute?
+        /// For a download: its writes to the file, made off the event loop.
+        let fileWrites: CurlFileWrites?
         let progress: ProgressReporter?
         let uploadLength: Int64?
         /// The progress reporter has been told how much to expect.
@@ -90,6 +92,7 @@
             self.streamsBody = streamsBody
             self.routing = routing
             self.progress = progress
+            fileWrites = routing.map { CurlFileWrites($0, progress: progress) }
             uploadLength = upload?.length
             self.idleTimeout = idleTimeout
             self.limit = limit

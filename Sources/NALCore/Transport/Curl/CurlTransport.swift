@@ -201,13 +201,29 @@
                 idleTimeout: try context.idleTimeout(
                     of: request, otherwise: idleTimeout, fallbackSetting: "CurlTransport idleTimeout"),
                 streamsBody: context.streamsBody && !context.kind.isDownload,
-                progress: context.progressReporter(totalBytesToSend: upload?.length))
+                // Off the event loop: a slow handler must not hold every transfer back.
+                progress: context.progressReporter(totalBytesToSend: upload?.length, deliversAsynchronously: true))
             let started = (date: Date(), instant: ContinuousClock.now)
             if case .download(let destination) = context.kind {
-                return try await download(sent, as: reported, to: destination, exchange, started: started)
+                do {
+                    let response = try await download(sent, as: reported, to: destination, exchange, started: started)
+                    await exchange.progress?.delivered()
+                    return response
+                } catch {
+                    await exchange.progress?.delivered()
+                    throw error
+                }
             }
-            let reply = try await followingRedirects(sent, upload: upload, exchange)
+            let reply: CurlTransfer.Reply
+            do {
+                reply = try await followingRedirects(sent, upload: upload, exchange)
+            } catch {
+                // No event arrives after the call has ended.
+                await exchange.progress?.delivered()
+                throw error
+            }
             if reply.stream == nil { exchange.progress?.complete() }
+            await exchange.progress?.delivered()
             return Response(
                 request: reported, head: reply.head, data: reply.data,
                 timing: ResponseTiming(start: started.date, duration: .now - started.instant),
