@@ -17,6 +17,8 @@ with certificates for the name localhost unless said otherwise:
   tls12-only         as trusted, TLS 1.2 at most
   client-auth        as trusted, and asks for a client certificate of client-ca.pem, which it requires
   client-auth-tls12  the same, TLS 1.2 at most
+  optional-client-auth  as trusted, and asks for a client certificate of client-ca.pem, which it does not require
+  hangup             as trusted, and closes each connection once its handshake is done, answering nothing
 Files for clients: ca.pem, other-ca.pem, intermediate.pem; client.pem with client-key.pem (unencrypted) and
 client-key-encrypted.pem (the passphrase); stranger.pem and stranger-key.pem (a client of a CA nobody trusts);
 not-pem.txt (text that is no PEM).
@@ -130,14 +132,14 @@ def make_files(directory):
         text.write("this is a text file, not a certificate\n")
 
 
-def context(directory, certificate, key, maximum=None, client_authority=None):
+def context(directory, certificate, key, maximum=None, client_authority=None, required=True):
     made = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     made.minimum_version = ssl.TLSVersion.TLSv1_2
     if maximum:
         made.maximum_version = maximum
     made.load_cert_chain(os.path.join(directory, certificate), os.path.join(directory, key))
     if client_authority:
-        made.verify_mode = ssl.CERT_REQUIRED
+        made.verify_mode = ssl.CERT_REQUIRED if required else ssl.CERT_OPTIONAL
         made.load_verify_locations(os.path.join(directory, client_authority))
     return made
 
@@ -167,7 +169,7 @@ def answer(connection):
             print(f"connection ended: {error}", file=sys.stderr, flush=True)
 
 
-def serve(listener, tls):
+def serve(listener, tls, hangs_up=False):
     while True:
         plain, _ = listener.accept()
         def handshake(plain=plain):
@@ -176,6 +178,9 @@ def serve(listener, tls):
             except (OSError, ssl.SSLError) as error:
                 print(f"handshake failed: {error}", file=sys.stderr, flush=True)
                 plain.close()
+                return
+            if hangs_up:
+                connection.close()
                 return
             answer(connection)
         threading.Thread(target=handshake, daemon=True).start()
@@ -292,12 +297,15 @@ def main():
         "client-auth": context(directory, "trusted.pem", "trusted-key.pem", client_authority="client-ca.pem"),
         "client-auth-tls12": context(directory, "trusted.pem", "trusted-key.pem", maximum=tls12,
                                      client_authority="client-ca.pem"),
+        "optional-client-auth": context(directory, "trusted.pem", "trusted-key.pem",
+                                        client_authority="client-ca.pem", required=False),
+        "hangup": context(directory, "trusted.pem", "trusted-key.pem"),
     }
     ports = {}
     for name, tls in servers.items():
         listener = listen()
         ports[name] = listener.getsockname()[1]
-        threading.Thread(target=serve, args=(listener, tls), daemon=True).start()
+        threading.Thread(target=serve, args=(listener, tls, name == "hangup"), daemon=True).start()
     for name, credentials in (("proxy", None), ("proxy-auth", PROXY_CREDENTIALS)):
         listener = listen()
         ports[name] = listener.getsockname()[1]

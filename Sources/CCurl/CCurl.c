@@ -107,7 +107,7 @@ static struct {
     void *(*ctx_get_ex_data)(const void *, int);
     int ex_index;
 } openssl;
-enum { asked_slots = 64 };
+enum { asked_slots = 256 };
 static pthread_mutex_t asked_lock = PTHREAD_MUTEX_INITIALIZER;
 static uintptr_t asked[asked_slots];
 static unsigned asked_next;
@@ -120,8 +120,9 @@ static void load_openssl(void *library) {
     openssl.get_ssl_ctx = dlsym(library, "SSL_get_SSL_CTX");
     openssl.ctx_set_ex_data = dlsym(library, "SSL_CTX_set_ex_data");
     openssl.ctx_get_ex_data = dlsym(library, "SSL_CTX_get_ex_data");
-    // CRYPTO_EX_INDEX_SSL_CTX is 1.
-    openssl.ex_index = new_index ? new_index(1, 0, NULL, NULL, NULL, NULL) : -1;
+    // CRYPTO_EX_INDEX_SSL_CTX is 1 from OpenSSL 1.1 on, the first with OpenSSL_version_num (1.0.2 numbered it 2).
+    int modern = dlsym(library, "OpenSSL_version_num") != NULL;
+    openssl.ex_index = new_index && modern ? new_index(1, 0, NULL, NULL, NULL, NULL) : -1;
     if (openssl.ex_index < 0 || !openssl.set_client_cert_cb || !openssl.get_ssl_ctx || !openssl.ctx_set_ex_data
         || !openssl.ctx_get_ex_data) {
         openssl.set_client_cert_cb = NULL;
@@ -234,6 +235,16 @@ void nal_curl_easy_reset(void *easy) { api.easy_reset(easy); }
 int nal_curl_easy_setopt_long(void *easy, int option, long value) { return api.easy_setopt(easy, option, value); }
 int nal_curl_easy_setopt_offset(void *easy, int option, int64_t value) {
     return api.easy_setopt(easy, option, value);
+}
+// libcurl's struct curl_blob, and CURL_BLOB_COPY: libcurl keeps a copy.
+struct nal_curl_blob {
+    void *data;
+    size_t len;
+    unsigned int flags;
+};
+int nal_curl_easy_setopt_blob(void *easy, int option, const void *data, size_t length) {
+    struct nal_curl_blob blob = {(void *)data, length, 1};
+    return api.easy_setopt(easy, option, &blob);
 }
 int nal_curl_easy_setopt_pointer(void *easy, int option, const void *value) {
     return api.easy_setopt(easy, option, value);

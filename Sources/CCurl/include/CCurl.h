@@ -51,6 +51,8 @@ int nal_curl_watch_certificate_requests(void *easy, uintptr_t token);
 int nal_curl_certificate_was_requested(uintptr_t token);
 int nal_curl_easy_setopt_offset(void *easy, int option, int64_t value);
 int nal_curl_easy_setopt_pointer(void *easy, int option, const void *value);
+/// Sets a blob option (CURLOPT_*_BLOB) to a copy of `length` bytes at `data`.
+int nal_curl_easy_setopt_blob(void *easy, int option, const void *data, size_t length);
 int nal_curl_easy_setopt_data_callback(void *easy, int option, nal_curl_data_callback callback);
 int nal_curl_easy_setopt_read_callback(void *easy, int option, nal_curl_read_callback callback);
 int nal_curl_easy_setopt_progress_callback(void *easy, int option, nal_curl_progress_callback callback);

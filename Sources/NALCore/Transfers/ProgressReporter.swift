@@ -12,6 +12,10 @@ package final class ProgressReporter: Sendable {
         var lastEmitted: ContinuousClock.Instant?
         var lastFraction: Double = 0
         var completed = false
+        /// With a delivery queue: the newest event not yet handed to the handler, and whether a hand-over is
+        /// queued. A handler slower than the events sees the newest one, not a backlog.
+        var undelivered: TransferProgress?
+        var handOverQueued = false
     }
 
     /// The least time between two events, unless the fraction grew by a percent.
@@ -21,7 +25,8 @@ package final class ProgressReporter: Sendable {
     private let measuresUpload: Bool
     private let state: Locked<State>
     /// Where the handler runs, when not on the thread that reports the bytes: a transport's event loop must not
-    /// wait for a slow handler. Serial, and fed under the lock, so events still arrive in order.
+    /// wait for a slow handler. Serial, and it takes the newest event each time, so events arrive in order and a
+    /// slow handler skips the ones it was too slow for (the final event is never skipped: nothing comes after it).
     private let delivery: DispatchQueue?
 
     /// A reporter for one attempt, or `nil` when nobody listens.
@@ -75,7 +80,7 @@ package final class ProgressReporter: Sendable {
             progress.totalBytesToReceive = progress.bytesReceived
             progress.fractionCompleted = 1
             state.progress = progress
-            deliver(progress)
+            deliver(progress, &state)
         }
     }
 
@@ -87,11 +92,22 @@ package final class ProgressReporter: Sendable {
         }
     }
 
-    /// Calls the handler, here or on the delivery queue; called under the lock, which keeps the order.
-    private func deliver(_ progress: TransferProgress) {
+    /// Calls the handler here, or hands the event to the delivery queue; called under the lock.
+    private func deliver(_ progress: TransferProgress, _ state: inout State) {
         guard let delivery else { return handler(progress) }
-        let handler = handler
-        delivery.async { handler(progress) }
+        state.undelivered = progress
+        guard !state.handOverQueued else { return }
+        state.handOverQueued = true
+        delivery.async { [self] in
+            let newest = self.state.withLock { state in
+                defer {
+                    state.undelivered = nil
+                    state.handOverQueued = false
+                }
+                return state.undelivered
+            }
+            if let newest { handler(newest) }
+        }
     }
 
     private func update(_ change: (inout TransferProgress) -> Void) {
@@ -107,7 +123,7 @@ package final class ProgressReporter: Sendable {
             state.lastEmitted = now
             state.lastFraction = fraction ?? state.lastFraction
             // Under the lock, so that events from different threads arrive in order.
-            deliver(state.progress)
+            deliver(state.progress, &state)
         }
     }
 

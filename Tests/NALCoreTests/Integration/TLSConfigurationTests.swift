@@ -1,8 +1,9 @@
 #if os(Linux)
     import Foundation
-    import NALCore
     import NALTestSupport
     import Testing
+
+    @testable import NALCore
 
     /// `CurlTransport(tls:)` against the real TLS servers of `scripts/tls_server.py`, with certificates that
     /// script made with openssl: a private CA, another CA, a chain through an intermediate, an expired and a
@@ -146,12 +147,28 @@
             #expect(try await answer(server, tls).client == "nal-client")
         }
 
-        @Test("a server that does not ask for a client certificate is not said to have asked")
-        func notAsked() async throws {
+        @Test(
+            "a server that asks for a client certificate without requiring one answers; one that hangs up untold is no TLS failure"
+        )
+        func notRequired() async throws {
             var tls = try privateCA()
-            tls.minimumVersion = .tls13
-            // The same failure (no common version) as above, from a server that asks for nothing.
-            #expect(try await failure("tls12-only", tls)?.check == .protocolVersion)
+            #expect(try await answer("optional-client-auth", tls).client == nil)
+            tls.clientIdentity = .pemFiles(
+                certificate: try TLSServers.file("client.pem"), privateKey: try TLSServers.file("client-key.pem"),
+                passphrase: nil)
+            #expect(try await answer("optional-client-auth", tls).client == "nal-client")
+            // A server that asked for no certificate and closes after the handshake: a connection lost, which may be
+            // worth trying again, not a TLS check.
+            let client = Client<TestEndpoint>(transport: try CurlTransport(tls: try privateCA()))
+            do {
+                _ = try await client.request(TestEndpoint(baseURL: try TLSServers.url("hangup"), path: "x"))
+                Issue.record("the server that hangs up answered")
+            } catch {
+                guard case .transport = error as? NALError else {
+                    Issue.record("expected a transport error, got \(error)")
+                    return
+                }
+            }
         }
 
         @Test("a client certificate of an authority the server does not trust is refused as such")
@@ -180,6 +197,45 @@
             #expect(!shown.contains(token), "\(shown)")
         }
 
+        @Test("the files are read once, when the transport is made: one replaced by a FIFO later stops nothing")
+        func filesReadOnce() async throws {
+            let folder = try TransferFiles.scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let authorities = folder.appendingPathComponent("ca.pem")
+            let key = folder.appendingPathComponent("key.pem")
+            try FileManager.default.copyItem(at: try TLSServers.file("ca.pem"), to: authorities)
+            try FileManager.default.copyItem(at: try TLSServers.file("client-key.pem"), to: key)
+            let tls = TLSConfiguration(
+                trustRoots: .pemFile(authorities),
+                clientIdentity: .pemFiles(
+                    certificate: try TLSServers.file("client.pem"), privateKey: key, passphrase: nil))
+            let client = Client<TestEndpoint>(transport: try CurlTransport(tls: tls))
+            for file in [authorities, key] {
+                try FileManager.default.removeItem(at: file)
+                #expect(mkfifo(file.path, 0o600) == 0)
+            }
+            let answer = try await client.request(TestEndpoint(baseURL: try TLSServers.url("client-auth"), path: "x"))
+                .decode(TLSServers.Answer.self)
+            #expect(answer.client == "nal-client")
+        }
+
+        @Test("a passphrase OpenSSL would cut short (a NUL, over 1,023 bytes) is refused when the transport is made")
+        func passphraseOpenSSLCuts() throws {
+            for passphrase in [try TLSServers.passphrase + "\0tail", String(repeating: "p", count: 1024)] {
+                let tls = TLSConfiguration(
+                    clientIdentity: .pemFiles(
+                        certificate: try TLSServers.file("client.pem"),
+                        privateKey: try TLSServers.file("client-key-encrypted.pem"), passphrase: passphrase))
+                #expect {
+                    try CurlTransport(tls: tls)
+                } throws: { error in
+                    guard case .tls(let failure) = error as? NALError else { return false }
+                    return failure.check == .localFile(try TLSServers.file("client-key-encrypted.pem"))
+                        && !"\(error)".contains(passphrase)
+                }
+            }
+        }
+
         @Test("a wrong passphrase fails as the key file, and no message holds the passphrase")
         func wrongPassphrase() async throws {
             var tls = try privateCA()
@@ -191,7 +247,11 @@
             #expect(failure?.check == .localFile(key))
             let described = NALError.tls(try #require(failure)).description
             #expect(described.contains(key.path))
-            for text in [described, "\(tls)", String(reflecting: tls), dumped(tls), "\(String(describing: failure))"] {
+            let transport = try CurlTransport(tls: tls)
+            for text in [
+                described, "\(tls)", String(reflecting: tls), dumped(tls), "\(String(describing: failure))",
+                dumped(transport), String(reflecting: transport),
+            ] {
                 #expect(!text.contains(secret), "\(text)")
             }
         }
@@ -288,6 +348,7 @@
                 "", "abc", "x2b5TgYxY9gHeKW1rUuJTKiGMD0k0FTgR7mHc3qwd+c",
                 "sha1//x2b5TgYxY9gHeKW1rUuJTKiGMD0k0FTgR7mHc3qwd+c=",
                 "x2b5TgYxY9gHeKW1rUuJTKiGMD0k0FTgR7mHc3qwd+c=;x2b5TgYxY9gHeKW1rUuJTKiGMD0k0FTgR7mHc3qwd+c=",
+                "x2b5TgYxY9gHeKW1rUuJTKiGMD0k0FTgR7mHc3qwd+d=",
                 "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
             ])
         func invalidPin(pin: String) {
@@ -301,10 +362,59 @@
             ]
             #expect(throws: Never.self) { try CurlTransport(tls: TLSConfiguration(pinnedPublicKeys: pins)) }
             let authorities = try write("ca.pem", Self.certificateText)
-            #expect(throws: NALError.self) {
+            let other = try write("other.pem", Self.certificateText)
+            // The same file both ways is one setting; two files are refused, naming the conflict.
+            #expect(throws: Never.self) {
                 try CurlTransport(
                     certificateAuthorities: authorities, tls: TLSConfiguration(trustRoots: .pemFile(authorities)))
             }
+            #expect {
+                try CurlTransport(
+                    certificateAuthorities: authorities, tls: TLSConfiguration(trustRoots: .pemFile(other)))
+            } throws: { error in
+                guard case .tls(let failure) = error as? NALError else { return false }
+                return failure.check == .localFile(authorities) && "\(error)".contains("certificateAuthorities")
+            }
+        }
+
+        @Test(
+            "libcurl's messages name the check, libcurl 8's and addresses' included; a bare reset names none",
+            arguments: [
+                (
+                    60, "SSL: no alternative certificate subject name matches target host name 'x'", false,
+                    TLSFailure.Check?.some(.hostnameMismatch)
+                ),
+                (
+                    60, "SSL: no alternative certificate subject name matches target hostname 'x'", false,
+                    .hostnameMismatch
+                ),
+                (
+                    60, "SSL: no alternative certificate subject name matches target ipv4 address '127.0.0.1'", false,
+                    .hostnameMismatch
+                ),
+                (60, "SSL: certificate subject name 'a' does not match target host name 'b'", false, .hostnameMismatch),
+                (60, "SSL certificate problem: unable to get local issuer certificate", false, .untrustedChain),
+                (60, "SSL certificate problem: certificate has expired", false, .untrustedChain),
+                (90, "SSL: public key does not match pinned public key", false, .pinMismatch),
+                (
+                    35, "OpenSSL/3.0.19: error:0A00042E:SSL routines::tlsv1 alert protocol version", false,
+                    .protocolVersion
+                ),
+                (
+                    56, "OpenSSL SSL_read: error:0A00045C:SSL routines::tlsv13 alert certificate required", false,
+                    .clientCertificateRequired
+                ),
+                (
+                    55, "getpeername() failed with errno 107: Transport endpoint is not connected", true,
+                    .clientCertificateRequired
+                ),
+                (55, "getpeername() failed with errno 107: Transport endpoint is not connected", false, nil),
+                (56, "Recv failure: Connection reset by peer", false, nil),
+                (7, "Failed to connect: unsupported protocol", false, nil),
+            ])
+        func classification(code: Int32, detail: String, asked: Bool, expected: TLSFailure.Check?) {
+            let checked = TLSConfiguration.Checked(minimumVersion: .tls12)
+            #expect(CurlCode.tlsCheck(code, detail: detail, tls: checked, certificateRequested: asked) == expected)
         }
 
         @Test("a configuration's descriptions show its files and never the passphrase")

@@ -23,9 +23,11 @@
             let said = detail.lowercased()
             switch code {
             case peerFailedVerification:
-                // "SSL: no alternative certificate subject name matches target host name 'x'", or "SSL: certificate
-                // subject name 'y' does not match target host name 'x'".
-                return said.contains("target host name") ? .hostnameMismatch : .untrustedChain
+                // "SSL: no alternative certificate subject name matches target host name 'x'", "SSL: certificate
+                // subject name 'y' does not match target host name 'x'"; libcurl 8 writes "hostname", or "ipv4
+                // address" for an address. The chain's own messages name no subject.
+                return said.contains("subject name") || said.contains("match target")
+                    ? .hostnameMismatch : .untrustedChain
             case pinnedKeyMismatch:
                 return .pinMismatch
             case badCertificateAuthorityFile:
@@ -38,9 +40,12 @@
             default:
                 break
             }
-            // The rest are told by the alert the server sent, or by OpenSSL's reason.
-            if said.contains("alert protocol version") || said.contains("unsupported protocol")
-                || said.contains("no protocols available")
+            // The rest are told by the alert the server sent, or by OpenSSL's reason, in the handshake (or, for an
+            // alert, just after it).
+            let inHandshake = code == sslConnectError || (code == receiveError && said.contains("alert"))
+            if inHandshake,
+                said.contains("alert protocol version") || said.contains("unsupported protocol")
+                    || said.contains("no protocols available")
             {
                 return .protocolVersion
             }
@@ -63,9 +68,12 @@
         }
 
         /// How a server's refusal after it asked for a certificate shows: `CURLE_SSL_CONNECT_ERROR` (an alert in the
-        /// handshake), `CURLE_SEND_ERROR` and `CURLE_RECV_ERROR` (TLS 1.3: a reset or an alert after it),
-        /// `CURLE_GOT_NOTHING`.
-        static let connectionFailures: Set<Int32> = [35, 52, 55, 56]
+        /// handshake), `CURLE_SEND_ERROR` and `CURLE_RECV_ERROR` (TLS 1.3: a reset or an alert after it). Not
+        /// `CURLE_GOT_NOTHING`: a server that read the request and closed had taken the connection without one.
+        static let connectionFailures: Set<Int32> = [35, 55, 56]
+        /// `CURLE_SSL_CONNECT_ERROR`, `CURLE_RECV_ERROR`.
+        static let sslConnectError: Int32 = 35
+        static let receiveError: Int32 = 56
         /// `CURLE_PEER_FAILED_VERIFICATION`: the chain or the name.
         static let peerFailedVerification: Int32 = 60
         /// `CURLE_SSL_PINNEDPUBKEYNOTMATCH`.

@@ -5,6 +5,10 @@
     /// What a libcurl result code means for a caller: the `URLError` that URLSession reports for the same failure, so
     /// that code written against either transport handles both.
     enum CurlCode {
+        /// `CURLE_NOT_BUILT_IN`: an option this libcurl was built without.
+        static let notBuiltIn: Int32 = 4
+        /// `CURLE_UNKNOWN_OPTION`: an option newer than this libcurl.
+        static let unknownOption: Int32 = 48
         /// `CURLE_FAILED_INIT`: libcurl could not take the transfer.
         static let failedInit: Int32 = 2
         /// `CURLE_WEIRD_SERVER_REPLY`: no response head NAL can read.

@@ -21,6 +21,10 @@
         case clientKeyType = 10088
         case certificateAuthorityFolder = 10097
         case pinnedPublicKey = 10230
+        /// `CURLOPT_SSLCERT_BLOB`, `CURLOPT_SSLKEY_BLOB` (libcurl 7.71), `CURLOPT_CAINFO_BLOB` (7.77).
+        case clientCertificateBlob = 40291
+        case clientKeyBlob = 40292
+        case certificateAuthorityBlob = 40309
         case headerData = 10029
         case headerFunction = 20079
         case customRequest = 10036

@@ -59,6 +59,8 @@
         /// No running transfer can be idle past its timeout before this instant: activity only moves a deadline
         /// later, so the running transfers are scanned again only then (or `nil`: none to watch). The loop's alone.
         private var nextIdleCheck: ContinuousClock.Instant?
+        /// Whether the loop freed the multi handle as it ended; the loop's thread sets it, `deinit` reads it after.
+        private let multiFreed = Atomic<Bool>(false)
         /// A multi-level failure a test asked for (`injectMultiFailure`), or 0.
         private let injectedFailure = Atomic<Int32>(0)
         /// How many handles are in the multi handle, for any thread to read.
@@ -93,10 +95,16 @@
             thread.start()
         }
 
-        // Freed here, not when the loop ends: a stream's cancel may still be waking the multi handle then, and the
-        // thread's closure keeps the loop alive until `run()` has returned.
+        // The loop frees the multi handle when it ends (closing its connections); the thread's closure keeps the
+        // loop alive until `run()` has returned, so this runs after it.
         deinit {
-            _ = nal_curl_multi_cleanup(multi)
+            if !multiFreed.load(ordering: .acquiring) { _ = nal_curl_multi_cleanup(multi) }
+        }
+
+        /// Wakes the loop from `curl_multi_poll`, unless it has ended (and freed the multi handle): under the queue's
+        /// lock, which the loop holds when it marks its end.
+        private func wakeUnlessEnded(_ queue: inout Queue) {
+            if !queue.hasEnded { _ = nal_curl_multi_wakeup(multi) }
         }
 
         /// Whether the loop's thread has ended its loop.
@@ -136,8 +144,10 @@
         /// handles.
         func shutDown() {
             // Always a wake-up: a loop in the middle of a round read the flag before it was set, and would wait.
-            queue.withLock { $0.shuttingDown = true }
-            _ = nal_curl_multi_wakeup(multi)
+            queue.withLock { queue in
+                queue.shuttingDown = true
+                wakeUnlessEnded(&queue)
+            }
         }
 
         /// Ends the loop now: the transfers still running end with `.cancelled` (streams included), no new one
@@ -148,9 +158,10 @@
                     queue.shuttingDown = true
                     queue.cancelsRunning = true
                     if !queue.hasEnded { queue.endWaiters.append(waiter) }
+                    wakeUnlessEnded(&queue)
                     return queue.hasEnded
                 }
-                if ended { waiter.resume() } else { _ = nal_curl_multi_wakeup(multi) }
+                if ended { waiter.resume() }
             }
         }
 
@@ -166,11 +177,10 @@
 
         /// Queues a command, and wakes the loop if it waits.
         private func command(_ add: (inout Queue) -> Void) {
-            let wake = queue.withLock { queue in
+            queue.withLock { queue in
                 add(&queue)
-                return queue.needsWakeUp()
+                if queue.needsWakeUp() { wakeUnlessEnded(&queue) }
             }
-            if wake { _ = nal_curl_multi_wakeup(multi) }
         }
 
         // MARK: Loop thread
@@ -264,8 +274,11 @@
             }
             for transfer in late { transfer.finish(.failure(.cancelled)) }
             for job in jobs { globalConcurrentExecutor.enqueue(job) }
-            // Nothing will take a spare again.
+            // Nothing will take a spare again, and nothing wakes the multi handle now (`hasEnded`): its connections
+            // close with it.
             handles.freeSpares()
+            _ = nal_curl_multi_cleanup(multi)
+            multiFreed.store(true, ordering: .releasing)
             for waiter in waiters { waiter.resume() }
         }
 
@@ -363,7 +376,7 @@
         /// multi-level failure does.
         package func injectMultiFailure(_ code: Int32) {
             injectedFailure.store(code, ordering: .relaxed)
-            _ = nal_curl_multi_wakeup(multi)
+            queue.withLock { wakeUnlessEnded(&$0) }
         }
 
         /// A wait in whole milliseconds for `curl_multi_poll`, at least 1.

@@ -62,15 +62,23 @@
             try set(.verifyPeer, 1)
             try set(.verifyHost, 2)
             try set(.sslVersion, tls.minimumVersion == .tls13 ? CurlValue.tls13 : CurlValue.tls12)
+            // The files' bytes as the transport read them when it was made, not the paths: libcurl would open them again
+            // for each connection, on the event loop's thread, and a path that became a FIFO would stop it.
             if let certificateAuthorities = tls.certificateAuthorities {
-                try set(.certificateAuthorityFile, certificateAuthorities)
-                // Only the file's authorities: libcurl would also trust the system's folder of them.
-                try check(nal_curl_easy_setopt_pointer(handle, CurlOption.certificateAuthorityFolder.rawValue, nil))
+                if !(try setBlob(.certificateAuthorityBlob, tls.certificateAuthoritiesPEM)) {
+                    try set(.certificateAuthorityFile, certificateAuthorities)
+                }
+                // Only the file's authorities: libcurl would also trust the system's folder of them. A TLS library
+                // without folders (CURLE_NOT_BUILT_IN) has none to drop.
+                let folder = nal_curl_easy_setopt_pointer(handle, CurlOption.certificateAuthorityFolder.rawValue, nil)
+                if folder != CurlCode.notBuiltIn { try check(folder) }
             }
             if let certificate = tls.certificate, let privateKey = tls.privateKey {
-                try set(.clientCertificate, certificate)
+                if !(try setBlob(.clientCertificateBlob, tls.certificatePEM)) {
+                    try set(.clientCertificate, certificate)
+                }
                 try set(.clientCertificateType, "PEM")
-                try set(.clientKey, privateKey)
+                if !(try setBlob(.clientKeyBlob, tls.privateKeyPEM)) { try set(.clientKey, privateKey) }
                 try set(.clientKeyType, "PEM")
                 // Always a passphrase, if an empty one: without it OpenSSL asks the terminal for one, and waits.
                 try set(.keyPassphrase, tls.passphrase ?? "")
@@ -78,7 +86,10 @@
             if let pins = tls.pinnedPublicKeys { try set(.pinnedPublicKey, pins) }
             // A server that asks for a certificate when none is configured is noted, to say so if it then fails the
             // connection (in TLS 1.3 it does once the handshake is over, as a reset or a bare alert).
-            if tls.certificate == nil { try check(nal_curl_watch_certificate_requests(handle, token)) }
+            if tls.certificate == nil, url.scheme?.lowercased() == "https" {
+                try check(nal_curl_watch_certificate_requests(handle, token))
+                watchesCertificateRequests = true
+            }
         }
 
         /// A body read from its segments (files and bytes) as libcurl sends it, on the event loop's thread.
@@ -153,6 +164,18 @@
                 headerList = appended
             }
             try check(nal_curl_easy_setopt_pointer(handle, CurlOption.httpHeader.rawValue, headerList))
+        }
+
+        /// Sets a blob option to a copy of `bytes`; `false` when this libcurl has no such option (before 7.77), and
+        /// the path must do.
+        func setBlob(_ option: CurlOption, _ bytes: Data?) throws(NALError) -> Bool {
+            guard let bytes else { return false }
+            let code = bytes.withUnsafeBytes { buffer in
+                nal_curl_easy_setopt_blob(handle, option.rawValue, buffer.baseAddress, buffer.count)
+            }
+            if code == CurlCode.unknownOption || code == CurlCode.notBuiltIn { return false }
+            try check(code)
+            return true
         }
 
         func set(_ option: CurlOption, _ value: Int) throws(NALError) {

@@ -26,6 +26,8 @@
         /// This transfer among all of the process's, for what C code notes of it (see `configureTLS`).
         let token = UInt(CurlTransfer.tokens.add(1, ordering: .relaxed).newValue)
         static let tokens = Atomic<Int>(0)
+        /// Whether a server's request for a client certificate is noted under `token` (https, no identity).
+        var watchesCertificateRequests = false
         /// The transport's TLS configuration, checked; its failures are told apart by it.
         let tls: TLSConfiguration.Checked
         let idleTimeout: Duration
@@ -78,6 +80,8 @@
         }()
         /// How the call ends, once, whoever ends it first.
         let outcome = TransferOutcome<Reply>()
+        /// Whether `finish` has been called: the first outcome is the call's.
+        let decided = Atomic<Bool>(false)
 
         /// Sets up an easy handle from `handles` for `request`; throws when libcurl cannot make one or refuses an
         /// option.

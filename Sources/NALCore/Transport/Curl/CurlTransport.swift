@@ -73,8 +73,8 @@
         ///     Give one or the other.
         ///   - tls: how TLS connections are checked (see `TLSConfiguration`). Its files are read and checked here.
         /// - Throws: `NALError.transportUnavailable` when libcurl cannot be loaded or set up (the message says from
-        ///   where, and why), or when `certificateAuthorities` and `tls.trustRoots` both name a file;
-        ///   `NALError.tls` (`.localFile`, `.invalidPin`) when a file of the TLS configuration is missing, unreadable,
+        ///   where, and why); `NALError.tls` (`.localFile`, `.invalidPin`) when `certificateAuthorities` and
+        ///   `tls.trustRoots` name different files, or when a file of the TLS configuration is missing, unreadable,
         ///   not a regular file or not PEM, or a pin is not a SHA-256 digest; `NALError.invalidRequest` for an idle
         ///   timeout that is not a positive number of seconds.
         public init(
@@ -91,9 +91,12 @@
             try RequestOptions.validate(idleTimeout, setting: "CurlTransport idleTimeout")
             var tls = tls
             if let certificateAuthorities {
-                guard tls.trustRoots == .system else {
-                    throw .transportUnavailable(
-                        "certificateAuthorities and tls.trustRoots both name the trusted authorities; give one")
+                guard tls.trustRoots == .system || tls.trustRoots == .pemFile(certificateAuthorities) else {
+                    throw .tls(
+                        TLSFailure(
+                            check: .localFile(certificateAuthorities), url: nil,
+                            detail: "is named by certificateAuthorities while tls.trustRoots names another file; "
+                                + "give one"))
                 }
                 tls.trustRoots = .pemFile(certificateAuthorities)
             }
@@ -115,8 +118,10 @@
 
         /// Shuts the transport down, as AsyncHTTPClient's `shutdown()` does: calls made from now on fail at once with
         /// `NALError.transportUnavailable`; calls in flight are cancelled (they end with `NALError.cancelled`, and so
-        /// does a streamed body still being read); returns once the event-loop thread has ended and libcurl's spare
-        /// handles are freed. Calling it again does nothing more.
+        /// does a streamed body still being read; one between two transfers, following a redirect or resuming a
+        /// download, gets `transportUnavailable`); returns once the event loop has ended, its connections are closed
+        /// and libcurl's spare handles are freed. A cancelled download hears of it once its file's last write is
+        /// done, which may be just after. Calling it again does nothing more.
         ///
         /// A transport that is simply dropped ends gracefully instead: its calls in flight finish (a streamed body may
         /// outlive it), then its thread ends.

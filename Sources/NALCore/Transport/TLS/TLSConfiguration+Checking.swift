@@ -9,12 +9,20 @@ extension TLSConfiguration {
         var certificateAuthorities: String?
         var certificate: String?
         var privateKey: String?
+        /// The files' bytes as they were read: the transport hands these to libcurl, which would otherwise open the
+        /// paths again for each connection. Never shown (the mirror below gives their sizes).
+        var certificateAuthoritiesPEM: Data?
+        var certificatePEM: Data?
+        var privateKeyPEM: Data?
         /// Never logged or shown: `ClientIdentity`'s descriptions leave it out.
         var passphrase: String?
         /// `sha256//PIN;sha256//PIN`, or `nil` for none.
         var pinnedPublicKeys: String?
         var minimumVersion: ProtocolVersion
     }
+
+    /// The longest passphrase OpenSSL reads (`PEM_BUFSIZE` less its NUL).
+    static let longestPassphrase = 1023
 
     /// The most a PEM file of a configuration may hold: a system bundle is about 200 KiB.
     static let largestFile = 16 << 20
@@ -25,12 +33,25 @@ extension TLSConfiguration {
     func checked() throws(NALError) -> Checked {
         var checked = Checked(minimumVersion: minimumVersion)
         if case .pemFile(let file) = trustRoots {
-            try Self.check(file, holds: ["CERTIFICATE-----"], what: "certificates")
+            checked.certificateAuthoritiesPEM = try Self.check(file, holds: ["CERTIFICATE-----"], what: "certificates")
             checked.certificateAuthorities = file.path
         }
         if let clientIdentity {
-            try Self.check(clientIdentity.certificate, holds: ["CERTIFICATE-----"], what: "a certificate")
+            let certificate = try Self.check(
+                clientIdentity.certificate, holds: ["CERTIFICATE-----"], what: "a certificate")
             let key = try Self.check(clientIdentity.privateKey, holds: ["PRIVATE KEY-----"], what: "a private key")
+            // OpenSSL reads at most 1,023 bytes of a passphrase, and libcurl stops at a NUL: anything past either
+            // would be silently left out.
+            if let passphrase = clientIdentity.passphrase,
+                passphrase.utf8.count > Self.longestPassphrase || passphrase.utf8.contains(0)
+            {
+                throw Self.failure(
+                    .localFile(clientIdentity.privateKey),
+                    "cannot be opened with its passphrase: one of over \(Self.longestPassphrase) bytes, or with a NUL, "
+                        + "is not one OpenSSL reads whole")
+            }
+            checked.certificatePEM = certificate
+            checked.privateKeyPEM = key
             // Without a passphrase, OpenSSL would ask for one on the terminal and wait.
             if clientIdentity.passphrase == nil, Self.isEncrypted(key) {
                 throw Self.failure(
@@ -44,7 +65,9 @@ extension TLSConfiguration {
             var pins: [String] = []
             for pin in pinnedPublicKeys {
                 let digest = pin.hasPrefix("sha256//") ? String(pin.dropFirst("sha256//".count)) : pin
-                guard digest.utf8.count == 44, Data(base64Encoded: digest)?.count == 32 else {
+                guard digest.utf8.count == 44, let bytes = Data(base64Encoded: digest), bytes.count == 32,
+                    bytes.base64EncodedString() == digest
+                else {
                     throw Self.failure(.invalidPin(pin), "")
                 }
                 pins.append("sha256//\(digest)")
@@ -79,5 +102,28 @@ extension TLSConfiguration {
 
     private static func failure(_ check: TLSFailure.Check, _ detail: String) -> NALError {
         .tls(TLSFailure(check: check, url: nil, detail: detail))
+    }
+}
+
+extension TLSConfiguration.Checked: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The files and pins; never the passphrase.
+    var description: String {
+        "Checked(certificateAuthorities: \(certificateAuthorities ?? "system"), certificate: \(certificate ?? "nil"), "
+            + "privateKey: \(privateKey ?? "nil"), passphrase: \(passphrase == nil ? "nil" : "<redacted>"), "
+            + "pinnedPublicKeys: \(pinnedPublicKeys ?? "nil"), minimumVersion: \(minimumVersion))"
+    }
+
+    var debugDescription: String { description }
+
+    /// What `dump` and the debugger show of a transport: the same, the passphrase redacted.
+    var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "certificateAuthorities": certificateAuthorities as Any, "certificate": certificate as Any,
+                "privateKey": privateKey as Any, "passphrase": passphrase == nil ? "nil" : "<redacted>",
+                "privateKeyPEM": privateKeyPEM.map { "<\($0.count) bytes>" } as Any,
+                "pinnedPublicKeys": pinnedPublicKeys as Any, "minimumVersion": minimumVersion,
+            ])
     }
 }
