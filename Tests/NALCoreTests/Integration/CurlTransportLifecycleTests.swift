@@ -150,22 +150,36 @@
         @Test("spare handles are freed once no call has ended for their lifetime")
         func spareLifetime() async throws {
             let transport = try CurlTransport()
-            transport.setSpareHandleLifetime(.seconds(3))
+            transport.setSpareHandleLifetime(.milliseconds(300))
             let client = Client<TestEndpoint>(transport: transport)
-            // 40 rounds of at least 100 ms: past the lifetime, counted from the first call.
-            for _ in 0..<40 {
-                _ = try await client.request(HTTPBin.endpoint("get"))
-                // After the loop's next rounds, which free spares whose time has come.
-                try await Task.sleep(for: .milliseconds(100))
-                #expect(transport.spareHandleCount == 1, "a spare handle was freed while calls kept ending")
-            }
-            let deadline = ContinuousClock.now + Timing.bound(.seconds(8))
+            _ = try await client.request(HTTPBin.endpoint("get"))
+            let deadline = ContinuousClock.now + Timing.bound(.seconds(2))
             while transport.spareHandleCount > 0, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect(transport.spareHandleCount == 0, "the spare handle was kept past its lifetime")
             // And the transport goes on making handles.
             #expect(try await client.request(HTTPBin.endpoint("get")).statusCode == 200)
+        }
+    }
+
+    /// When spare handles are freed, on a clock the test sets.
+    @Suite("CurlHandlePool: spare handles and their lifetime")
+    struct CurlHandlePoolTests {
+        @Test("spares are kept while handles keep coming back, and freed once none has for the lifetime")
+        func lifetime() throws {
+            _ = try CurlTransport()  // loads libcurl
+            let pool = CurlHandlePool()
+            let start = ContinuousClock.now
+            let handle = try #require(pool.take())
+            // A handle that comes back 20 s on: the lifetime (30 s) counts from then, not from the pool's start.
+            pool.recycle(handle, at: start + .seconds(20))
+            #expect(pool.spareCount == 1)
+            #expect(pool.freeIdleSpares(now: start + .seconds(40)) == .seconds(10))
+            #expect(pool.spareCount == 1)
+            #expect(pool.freeIdleSpares(now: start + .seconds(50)) == nil)
+            #expect(pool.spareCount == 0)
+            #expect(pool.freeIdleSpares(now: start + .seconds(90)) == nil)
         }
     }
 #endif

@@ -70,12 +70,12 @@
 
         /// Takes back `handle`, out of the multi handle, from a transfer that ended well: reset at once, so that no
         /// copy of the last request (its URL, its body) stays behind, and kept unless enough are; else freed.
-        func recycle(_ handle: UnsafeMutableRawPointer) {
+        func recycle(_ handle: UnsafeMutableRawPointer, at now: ContinuousClock.Instant = .now) {
             nal_curl_easy_reset(handle)
             let kept = spares.withLock { spares in
                 guard spares.handles.count < Self.maximumSpares else { return false }
                 spares.handles.append(handle)
-                spares.lastReturned = .now
+                spares.lastReturned = now
                 return true
             }
             if !kept { free(handle) }
