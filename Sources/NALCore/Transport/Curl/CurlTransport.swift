@@ -68,6 +68,12 @@
         /// Creates a transport and its event-loop thread.
         ///
         /// - Parameters:
+        ///   - maximumResponseSize: the most bytes of body kept in memory (see the property).
+        ///   - redirectPolicy: which redirects are followed.
+        ///   - idleTimeout: the idle timeout of a call whose caller chose none, in seconds.
+        ///   - maximumConnectionsPerHost: the most connections open at once to one host (at least 1).
+        ///   - cookieStorage: where cookies are kept; `nil`, the default, keeps none.
+        ///   - multipartMemoryThreshold: the size up to which a multipart body of in-memory parts is built in memory.
         ///   - certificateAuthorities: a PEM file of the certificate authorities to trust instead of the system's:
         ///     the same as `tls: TLSConfiguration(trustRoots: .pemFile(file))`, kept for code written before `tls`.
         ///     Give one or the other.
