@@ -19,19 +19,23 @@
             case answer(path: String)
             /// A failure that names the proxy's 407 and holds nowhere the `password`.
             case refusal(password: String)
+            /// `NALError.tls` with `.untrustedChain`: the server's certificate was checked through the tunnel.
+            case untrusted
         }
 
         /// In a child process: sets `https_proxy` to `proxy` (and `no_proxy` when given), calls the TLS server
-        /// `trusted` at `path`, and exits 0 when the call ended as `expected`.
-        func inChild(proxy: String, noProxy: String = "", path: String, expected: Expected) async {
+        /// `server` at `path`, and exits 0 when the call ended as `expected`.
+        func inChild(
+            proxy: String, noProxy: String = "", server: String = "trusted", path: String, expected: Expected
+        ) async {
             await inChildProcess {
-                await #expect(processExitsWith: .success) { [proxy, noProxy, path, expected] in
+                await #expect(processExitsWith: .success) { [proxy, noProxy, server, path, expected] in
                     for name in ["http_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"] {
                         unsetenv(name)
                     }
                     setenv("https_proxy", proxy, 1)
                     if !noProxy.isEmpty { setenv("no_proxy", noProxy, 1) }
-                    guard let authority = try? TLSServers.file("ca.pem"), let base = try? TLSServers.url("trusted"),
+                    guard let authority = try? TLSServers.file("ca.pem"), let base = try? TLSServers.url(server),
                         let transport = try? CurlTransport(tls: TLSConfiguration(trustRoots: .pemFile(authority)))
                     else { exit(3) }
                     let client = Client<TestEndpoint>(transport: transport)
@@ -43,6 +47,10 @@
                             answer.path == "/" + expectedPath && !answer.headers.contains("proxy-authorization") ? 0 : 1
                         )
                     } catch {
+                        if case .untrusted = expected {
+                            guard case .tls(let failure) = error else { exit(7) }
+                            exit(failure.check == .untrustedChain ? 0 : 8)
+                        }
                         guard case .refusal(let password) = expected else { exit(5) }
                         let shown = [String(describing: error), String(reflecting: error)]
                         exit(!shown.contains { $0.contains(password) } && error.description.contains("407") ? 0 : 6)
@@ -65,6 +73,8 @@
             let asked = try await TLSServers.journal("proxy").dropFirst(before)
             #expect(asked.map(\.method) == ["CONNECT"])
             #expect(asked.first?.target == (try target()))
+            // Through the same tunnel, a server of another authority is refused.
+            await inChild(proxy: try proxyURL("proxy"), server: "other-ca", path: "untrusted", expected: .untrusted)
         }
 
         @Test("no_proxy sends the call straight to the server")

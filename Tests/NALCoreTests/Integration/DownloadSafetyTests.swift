@@ -38,20 +38,25 @@ struct DownloadSafetyTests {
             } catch {}
         }
         await first.value
-        let directory = destination.deletingLastPathComponent()
-        // The partial file is kept as the stopped transfer winds down, which a loaded machine (ThreadSanitizer's)
-        // may finish a moment after the loop above has ended: looked for until it is there, for up to 30 s.
+        return try await Self.keptFile(
+            in: destination.deletingLastPathComponent(), named: ".\(destination.lastPathComponent).nal-partial-")
+    }
+
+    /// The partial file a stopped download kept in `directory` (its name starts with `prefix`, or holds
+    /// `.nal-partial-`), once the stopped call has let it go. It is kept as the transfer winds down, which a loaded
+    /// machine (ThreadSanitizer's) may finish a moment after the caller heard of the stop: looked for until it is
+    /// there, for up to 30 s.
+    static func keptFile(in directory: URL, named prefix: String? = nil) async throws -> URL {
         var found: String?
         let deadline = ContinuousClock.now + .seconds(30)
         while found == nil, ContinuousClock.now < deadline {
-            found = try FileManager.default.contentsOfDirectory(atPath: directory.path).first {
-                $0.hasPrefix(".\(destination.lastPathComponent).nal-partial-")
+            found = try FileManager.default.contentsOfDirectory(atPath: directory.path).first { name in
+                prefix.map { name.hasPrefix($0) } ?? name.contains(".nal-partial-")
             }
             if found == nil { try await Task.sleep(for: .milliseconds(50)) }
         }
-        let name = try #require(found)
-        let partial = directory.appendingPathComponent(name)
-        try await Self.waitUntilUnlocked(partial)
+        let partial = directory.appendingPathComponent(try #require(found))
+        try await waitUntilUnlocked(partial)
         return partial
     }
 
@@ -365,17 +370,9 @@ struct DownloadSafetyTests {
             } catch {}
         }
         await first.value
-        // The kept file, once the stopped call has let it go: under ThreadSanitizer's pace that can take longer than
-        // the second's patience for another call's file (`resumeAtOnce` covers a call made at once).
-        var partial: String?
-        let deadline = ContinuousClock.now + .seconds(30)
-        while partial == nil, ContinuousClock.now < deadline {
-            partial = try FileManager.default.contentsOfDirectory(atPath: directory.path).first {
-                $0.contains(".nal-partial-")
-            }
-            if partial == nil { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        try await Self.waitUntilUnlocked(directory.appendingPathComponent(try #require(partial)))
+        // Under ThreadSanitizer's pace the stopped call can keep its file for longer than the next call's patience
+        // for another call's file (`resumeAtOnce` covers a call made at once).
+        _ = try await Self.keptFile(in: directory)
         let response = try await client.request(endpoint)
         let saved = try #require(response.fileURL)
         #expect(saved.lastPathComponent.utf8.count <= 200, "the file system's 255-byte limit, with room for suffixes")
