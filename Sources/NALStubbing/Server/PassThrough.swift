@@ -64,14 +64,6 @@ enum PassThrough {
         case .timedOut: return URLError(.timedOut, userInfo: userInfo)
         case .responseTooLarge: return URLError(.dataLengthExceedsMaximum, userInfo: userInfo)
         case .file: return URLError(.cannotOpenFile, userInfo: userInfo)
-        case .tls(let failure):
-            // The codes URLSession gives the same failures.
-            switch failure.check {
-            case .untrustedChain, .hostnameMismatch: return URLError(.serverCertificateUntrusted, userInfo: userInfo)
-            case .clientCertificateRequired: return URLError(.clientCertificateRequired, userInfo: userInfo)
-            case .clientCertificateRejected: return URLError(.clientCertificateRejected, userInfo: userInfo)
-            default: return URLError(.secureConnectionFailed, userInfo: userInfo)
-            }
         default: return URLError(.unknown, userInfo: userInfo)
         }
     }
