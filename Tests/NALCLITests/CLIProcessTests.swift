@@ -197,6 +197,9 @@ struct CLIProcessTests {
             #expect(!output.contains(secret), "\(secret) leaked")
         }
         #expect(!output.contains("\u{1B}["), "no colour when piped")
+        #if os(Linux)
+            #expect(output.contains("through CurlTransport (Client's default here)"), "\(output)")
+        #endif
     }
 
     @Test("demo --live runs the same story against httpbin", .enabled(if: httpbin != nil))

@@ -8,16 +8,17 @@ import NALStubbing
     import FoundationNetworking
 #endif
 
-/// `nal-cli demo`: a GitHub-like API run end to end, with no network: NALStubbing's `StubServer` answers through
-/// NAL's `URLSessionTransport`, behind real middleware (logging, access tokens, retry). `--live URL` runs the same
-/// story against a real httpbin.
+/// `nal-cli demo`: a GitHub-like API run end to end, with no network: NALStubbing's `StubServer` answers on a loopback
+/// port, called through the transport a `Client` uses by default (`DefaultTransport`), behind real middleware
+/// (logging, access tokens, retry). `--live URL` runs the same story against a real httpbin.
 enum DemoCommand: Command {
     static let name = "demo"
     static let abstract = "Run a GitHub-like API end to end: auth refresh, retry, pages, upload, download."
     static let usage = "nal-cli demo [--live <url>]"
     static let discussion = """
-        Without --live, NALStubbing's StubServer answers every request through URLSessionTransport, so nothing \
-        leaves the machine. LoggingMiddleware logs each exchange, with secrets redacted.
+        Without --live, NALStubbing's StubServer answers every request on a loopback port, so nothing leaves the \
+        machine. Requests go through Client's default transport (CurlTransport on Linux, URLSessionTransport \
+        elsewhere). LoggingMiddleware logs each exchange, with secrets redacted.
         """
     static let options: [OptionSpec] = [
         .value("live", "url", "Run against a real httpbin at this URL instead of stubs.")
@@ -36,20 +37,26 @@ enum DemoCommand: Command {
             throw UsageError(message: "unexpected argument '\(arguments.positionals[0])'")
         }
         let base: URL
-        let transport: URLSessionTransport
+        var listener: StubListener?
         let live: Bool
         if let text = arguments.value("live") {
             guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
                 throw UsageError(message: "'\(text)' is not an absolute URL")
             }
             base = url
-            transport = URLSessionTransport(configuration: .ephemeral)
             live = true
         } else {
-            base = URL(string: "https://api.github.example") ?? URL(fileURLWithPath: "/")
-            transport = URLSessionTransport(configuration: stubServer.sessionConfiguration)
+            do {
+                let stubs = try await stubServer.listen(port: 0)
+                listener = stubs
+                base = stubs.baseURL
+            } catch {
+                terminal.err("nal-cli demo: the stubs cannot listen on a loopback port: \(error)")
+                return ExitCode.failure
+            }
             live = false
         }
+        let transport = DefaultTransport.make()
         var logging = LogConfiguration(defaultLevel: .notice)
         logging.subsystemLevels["dev.nal"] = .info
         // NAL_LOG, when set, chooses the levels instead.
@@ -61,9 +68,12 @@ enum DemoCommand: Command {
         terminal.out(
             terminal.bold("NAL demo") + ": a GitHub-like API "
                 + (live
-                    ? "against httpbin at \(base.absoluteString)" : "served by StubServer, nothing leaves this machine")
-                + ", through URLSessionTransport and real middleware. Secrets are redacted in the logs.")
+                    ? "against httpbin at \(base.absoluteString)"
+                    : "served by StubServer on \(base.absoluteString), nothing leaves this machine")
+                + ", through \(type(of: transport)) (Client's default here) and real middleware. Secrets are redacted "
+                + "in the logs.")
         let passed = await story.run()
+        await listener?.stop()
         terminal.out("")
         terminal.out(passed ? terminal.green("All five steps behaved as described.") : terminal.red("A step failed."))
         return passed ? ExitCode.success : ExitCode.failure
@@ -94,7 +104,7 @@ enum DemoCommand: Command {
             var response = StubResponse.string(#"{"args": {"page": "\#(page)", "per_page": "2"}}"#)
             if page != "3" {
                 response.headers["Link"] =
-                    #"<https://api.github.example/anything/user/repos?page=\#((Int(page) ?? 1) + 1)>; rel="next""#
+                    #"</anything/user/repos?page=\#((Int(page) ?? 1) + 1)>; rel="next""#
             }
             response.headers["Content-Type"] = "application/json"
             return response

@@ -5,7 +5,7 @@ import NALMiddleware
 /// The five steps of `nal-cli demo`, each told in a few lines, with NAL's logs between them.
 struct DemoStory {
     let base: URL
-    let transport: URLSessionTransport
+    let transport: any Transport
     let live: Bool
     let terminal: Terminal
 

@@ -134,7 +134,7 @@ extension RequestCommand {
             }
             middleware.append(RetryMiddleware(maxAttempts: count + 1, baseDelay: .milliseconds(200)))
         }
-        var transport: any Transport = URLSessionTransport()
+        var transport: any Transport = DefaultTransport.make()
         var stubs: StubServer?
         if let directory = arguments.value("stubs") {
             let server = StubServer()

@@ -40,7 +40,8 @@ public final class Client<Service: RemoteService>: Sendable {
     /// Creates a client.
     ///
     /// - Parameters:
-    ///   - transport: where requests go; a `URLSessionTransport` by default.
+    ///   - transport: where requests go; `DefaultTransport.make()` by default: the process's shared `CurlTransport` on
+    ///     Linux, a new `URLSessionTransport` elsewhere.
     ///   - endpointMapping: changes an endpoint before it is prepared: add headers, swap the request type.
     ///   - willSend: changes the prepared request just before it is sent.
     ///   - deduplicatesRequests: identical concurrent requests share one call (`trackInProgress`). Off by default.
@@ -49,7 +50,7 @@ public final class Client<Service: RemoteService>: Sendable {
     ///   - callbackQueue: where completion handlers run when a call names no queue (Moya's `callbackQueue`); the
     ///     main queue when `nil`.
     public init(
-        transport: any Transport = URLSessionTransport(),
+        transport: any Transport = DefaultTransport.make(),
         endpointMapping: EndpointMapping? = nil,
         willSend: RequestHook? = nil,
         deduplicatesRequests: Bool = false,

@@ -9,7 +9,7 @@ extension Client {
     /// transport it keeps is a `MiddlewareChain`.
     public convenience init(
         middleware: [any Middleware],
-        transport: any Transport = URLSessionTransport(),
+        transport: any Transport = DefaultTransport.make(),
         endpointMapping: EndpointMapping? = nil,
         willSend: RequestHook? = nil,
         deduplicatesRequests: Bool = false,

@@ -44,14 +44,14 @@ public final class StubTransport<Service: RemoteService>: Transport {
     ///
     /// - Parameters:
     ///   - behavior: how to answer targets without registered responses.
-    ///   - realTransport: where `.never` sends requests; a `URLSessionTransport` by default.
+    ///   - realTransport: where `.never` sends requests; `DefaultTransport.make()` by default.
     ///   - redirectPolicy: whether stubbed redirects are followed, as `URLSessionTransport` does.
     ///   - maximumResponseSize: the in-memory limit for a body, as `URLSessionTransport`'s.
     ///   - journalCapacity: how many requests `requests` keeps (the oldest are dropped).
     ///   - journaledBodyLimit: the largest body `journal` keeps whole; a larger one is kept as its SHA-256.
     public init(
         _ behavior: StubBehavior<Service>,
-        realTransport: any Transport = URLSessionTransport(),
+        realTransport: any Transport = DefaultTransport.make(),
         redirectPolicy: RedirectPolicy = .follow,
         maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
         journalCapacity: Int = StubServer.defaultJournalCapacity,

@@ -131,12 +131,27 @@
         ///
         /// A transport that is simply dropped ends gracefully instead: its calls in flight finish (a streamed body may
         /// outlive it), then its thread ends.
+        ///
+        /// `DefaultTransport`'s shared transport, which every client that names no transport uses, refuses: it logs a
+        /// warning and returns.
         public func shutdown() async {
+            guard !refusesShutdown.load(ordering: .relaxed) else {
+                CoreLog.request.warning(
+                    """
+                    shutdown() ignored: this CurlTransport is DefaultTransport's, shared by every client that names \
+                    no transport; make a CurlTransport of your own to shut one down
+                    """)
+                return
+            }
             isShutDown.store(true, ordering: .relaxed)
             await loop.shutDownNow()
         }
 
         private let isShutDown = Atomic<Bool>(false)
+        private let refusesShutdown = Atomic<Bool>(false)
+
+        /// Makes `shutdown()` do nothing: for the transport that `DefaultTransport` shares.
+        func refuseShutdown() { refusesShutdown.store(true, ordering: .relaxed) }
 
         /// What a call made after `shutdown()` is told.
         static let shutDownMessage = "this CurlTransport has been shut down (shutdown()); make a new one"

@@ -1,0 +1,86 @@
+import Foundation
+import NALCore
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What a client that names no transport gets: on Linux, the process's shared CurlTransport, with URLSession's
+/// default cookie storage; the servers that stop a URLSession client (Linux fact: a chunked trailer, a
+/// `Content-Length` of 2^63−1) do not stop it.
+@Suite("Integration: the default transport of Client()")
+struct DefaultTransportTests {
+    #if os(Linux)
+        @Test("on Linux, Client() uses one CurlTransport that the process shares, with HTTPCookieStorage.shared")
+        func sharedCurlTransport() throws {
+            let first = try #require(Client<TestEndpoint>().transport as? CurlTransport)
+            let second = try #require(DefaultTransport.make() as? CurlTransport)
+            #expect(first === second)
+            #expect(first === DefaultTransport.sharedCurlTransport)
+            #expect(first.cookieStorage === HTTPCookieStorage.shared)
+            // A CurlTransport the caller makes keeps its own defaults: no cookies unless given a storage.
+            #expect(try CurlTransport().cookieStorage == nil)
+        }
+
+        @Test(
+            "the shared transport refuses shutdown(): clients that name no transport go on working",
+            .enabled(if: HTTPBin.url != nil, HTTPBin.skipReason))
+        func sharedTransportRefusesShutdown() async throws {
+            let shared = try #require(DefaultTransport.sharedCurlTransport)
+            await shared.shutdown()
+            #expect(!shared.eventLoopHasEnded)
+            let response = try await Client<TestEndpoint>().request(HTTPBin.endpoint("get"))
+            #expect(response.statusCode == 200)
+        }
+
+        @Test(
+            "Client() with no transport named reads a body with a chunked trailer (URLSession's stops the process)",
+            .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+        func trailer() async {
+            await inChildProcess {
+                await #expect(processExitsWith: .success) {
+                    let response = try? await Client<TestEndpoint>().request(FaultServer.endpoint("trailer"))
+                    exit(response?.string() == "ok" ? 0 : 1)
+                }
+            }
+        }
+
+        @Test(
+            "Client() with no transport named survives a Content-Length of 2^63 - 1: a lost connection, no trap",
+            .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+        func largestContentLength() async {
+            await inChildProcess {
+                await #expect(processExitsWith: .success) {
+                    do {
+                        _ = try await Client<TestEndpoint>().request(
+                            FaultServer.endpoint("lengths", query: ["value": "9223372036854775807"]))
+                        exit(1)
+                    } catch {
+                        guard case .transport(let urlError)? = error as? NALError else { exit(2) }
+                        exit(urlError.code == .networkConnectionLost ? 0 : 3)
+                    }
+                }
+            }
+        }
+    #endif
+
+    @Test(
+        "Client() keeps a server's cookie in HTTPCookieStorage.shared and sends it back, as URLSession's default does",
+        .enabled(if: HTTPBin.url != nil, HTTPBin.skipReason))
+    func cookies() async throws {
+        let name = "nal-default-\(UUID().uuidString.prefix(8))"
+        let storage = HTTPCookieStorage.shared
+        defer {
+            for cookie in storage.cookies ?? [] where cookie.name == name { storage.deleteCookie(cookie) }
+        }
+        // httpbin answers /cookies/set with a 302 that sets the cookie, to /cookies, which lists those it received.
+        let set = try await Client<TestEndpoint>().request(
+            HTTPBin.endpoint("cookies/set", requestType: .parameters([name: "baked"], encoding: URLEncoding.queryString)))
+        #expect(try set.decode([String: [String: String]].self)["cookies"]?[name] == "baked")
+        #expect(storage.cookies?.contains { $0.name == name && $0.value == "baked" } == true)
+        // Another client that names no transport shares the storage.
+        let echoed = try await Client<TestEndpoint>().request(HTTPBin.endpoint("cookies"))
+        #expect(try echoed.decode([String: [String: String]].self)["cookies"]?[name] == "baked")
+    }
+}
