@@ -4,13 +4,13 @@
 #else
     import Foundation
 #endif
-import NALLogging
 
 /// The transport of a client that names none: what `Client()`, `Client(middleware:)` and a `StubTransport`'s
 /// pass-through use.
 ///
 /// - On Linux, one `CurlTransport` that the whole process shares, made on first use. It stores and sends cookies in
-///   `HTTPCookieStorage.shared`, as URLSession's default configuration does; its other settings are
+///   `HTTPCookieStorage.shared`, as URLSession's default configuration does, and a request without a `User-Agent`
+///   gets FoundationNetworking's (the program's name and libcurl's version); its other settings are
 ///   `CurlTransport()`'s, which match `URLSessionTransport()`'s (limits, redirects, a 60 s idle timeout, proxies from
 ///   the environment). FoundationNetworking's URLSession can be stopped by a server (a chunked trailer, a
 ///   `Content-Length` of 2^63−1); libcurl driven directly cannot, and is faster.
@@ -35,7 +35,7 @@ public enum DefaultTransport {
         public static let sharedCurlTransport: CurlTransport? = {
             do {
                 let transport = try CurlTransport(cookieStorage: HTTPCookieStorage.shared)
-                transport.refuseShutdown()
+                transport.becomeProcessDefault()
                 return transport
             } catch {
                 CoreLog.request.notice(

@@ -35,6 +35,26 @@ struct DefaultTransportTests {
         }
 
         @Test(
+            "Client() sends the User-Agent that URLSessionTransport sends, unless the request has its own",
+            .enabled(if: HTTPBin.url != nil, HTTPBin.skipReason))
+        func userAgent() async throws {
+            struct Echo: Decodable { var headers: [String: String] }
+            let viaDefault = try await Client<TestEndpoint>().request(HTTPBin.endpoint("headers"), as: Echo.self)
+            let viaURLSession = try await Client<TestEndpoint>(transport: URLSessionTransport()).request(
+                HTTPBin.endpoint("headers"), as: Echo.self)
+            let sent = try #require(viaDefault.headers["User-Agent"])
+            #expect(sent == viaURLSession.headers["User-Agent"])
+            #expect(sent.contains("curl/"))
+            let own = try await Client<TestEndpoint>().request(
+                HTTPBin.endpoint("headers", headers: ["User-Agent": "mine/1"]), as: Echo.self)
+            #expect(own.headers["User-Agent"] == "mine/1")
+            // A CurlTransport the caller makes adds none.
+            let plain = try await Client<TestEndpoint>(transport: try CurlTransport()).request(
+                HTTPBin.endpoint("headers"), as: Echo.self)
+            #expect(plain.headers["User-Agent"] == nil)
+        }
+
+        @Test(
             "Client() with no transport named reads a body with a chunked trailer (URLSession's stops the process)",
             .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
         func trailer() async {
@@ -65,6 +85,14 @@ struct DefaultTransportTests {
         }
     #endif
 
+    @Test("the one line that keeps URLSession gives the client a URLSessionTransport of its own")
+    func keepURLSession() {
+        // Docs: begin keep-urlsession
+        let client = Client<GitHub>(transport: URLSessionTransport())
+        // Docs: end keep-urlsession
+        #expect(client.transport is URLSessionTransport)
+    }
+
     @Test(
         "Client() keeps a server's cookie in HTTPCookieStorage.shared and sends it back, as URLSession's default does",
         .enabled(if: HTTPBin.url != nil, HTTPBin.skipReason))
@@ -75,8 +103,9 @@ struct DefaultTransportTests {
             for cookie in storage.cookies ?? [] where cookie.name == name { storage.deleteCookie(cookie) }
         }
         // httpbin answers /cookies/set with a 302 that sets the cookie, to /cookies, which lists those it received.
-        let set = try await Client<TestEndpoint>().request(
-            HTTPBin.endpoint("cookies/set", requestType: .parameters([name: "baked"], encoding: URLEncoding.queryString)))
+        let setting = HTTPBin.endpoint(
+            "cookies/set", requestType: .parameters([name: "baked"], encoding: URLEncoding.queryString))
+        let set = try await Client<TestEndpoint>().request(setting)
         #expect(try set.decode([String: [String: String]].self)["cookies"]?[name] == "baked")
         #expect(storage.cookies?.contains { $0.name == name && $0.value == "baked" } == true)
         // Another client that names no transport shares the storage.

@@ -135,7 +135,7 @@
         /// `DefaultTransport`'s shared transport, which every client that names no transport uses, refuses: it logs a
         /// warning and returns.
         public func shutdown() async {
-            guard !refusesShutdown.load(ordering: .relaxed) else {
+            guard !isProcessDefault.load(ordering: .relaxed) else {
                 CoreLog.request.warning(
                     """
                     shutdown() ignored: this CurlTransport is DefaultTransport's, shared by every client that names \
@@ -148,10 +148,21 @@
         }
 
         private let isShutDown = Atomic<Bool>(false)
-        private let refusesShutdown = Atomic<Bool>(false)
+        /// Whether this is the transport that `DefaultTransport` shares: it refuses `shutdown()`, and sends a
+        /// `User-Agent` as FoundationNetworking does, so that code which named no transport sends what it did.
+        private let isProcessDefault = Atomic<Bool>(false)
 
-        /// Makes `shutdown()` do nothing: for the transport that `DefaultTransport` shares.
-        func refuseShutdown() { refusesShutdown.store(true, ordering: .relaxed) }
+        /// Makes this the transport that `DefaultTransport` shares.
+        func becomeProcessDefault() { isProcessDefault.store(true, ordering: .relaxed) }
+
+        /// FoundationNetworking's `User-Agent`: the program's name and libcurl's version (some APIs, GitHub's among
+        /// them, refuse a request without one).
+        static let processDefaultUserAgent: String = {
+            let version =
+                String(cString: nal_curl_version()).split(separator: " ").first?
+                .split(separator: "/").last.map(String.init) ?? "unknown"
+            return "\(ProcessInfo.processInfo.processName) (unknown version) curl/\(version)"
+        }()
 
         /// What a call made after `shutdown()` is told.
         static let shutDownMessage = "this CurlTransport has been shut down (shutdown()); make a new one"
@@ -293,8 +304,13 @@
             }
         }
 
-        /// `request` with the stored cookies that match its URL, unless it has a `Cookie` field of its own.
+        /// `request` with the stored cookies that match its URL, unless it has a `Cookie` field of its own, and the
+        /// process default's `User-Agent` unless it has its own.
         private func withCookies(_ request: URLRequest) throws(NALError) -> URLRequest {
+            var request = request
+            if isProcessDefault.load(ordering: .relaxed), request.value(forHTTPHeaderField: "User-Agent") == nil {
+                request.setValue(Self.processDefaultUserAgent, forHTTPHeaderField: "User-Agent")
+            }
             guard let cookieStorage, request.httpShouldHandleCookies, let url = request.url,
                 request.value(forHTTPHeaderField: "Cookie") == nil
             else { return request }
@@ -306,7 +322,6 @@
                     && (cookie.expiresDate.map { $0 > now } ?? true)
             }
             guard !cookies.isEmpty else { return request }
-            var request = request
             for (name, value) in HTTPCookie.requestHeaderFields(with: cookies) {
                 request.setValue(value, forHTTPHeaderField: name)
             }
