@@ -331,6 +331,15 @@ struct CLIRequestTests {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
+    #if os(Linux)
+        @Test("on Linux it sends through CurlTransport: a chunked trailer, which stops a URLSession client, is read")
+        func defaultTransport() async throws {
+            let result = try await Self.run("request", "GET", "\(Self.fault)/trailer", "--max-time", "20")
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardOutput == "ok")
+        }
+    #endif
+
     @Test("GET with query and headers; a JSON body piped is passed through unchanged")
     func get() async throws {
         let result = try await Self.run(

@@ -11,6 +11,16 @@ import Testing
 
 @Suite("Middleware chain")
 struct ChainTests {
+    #if os(Linux)
+        @Test("Client(middleware:) with no transport named sends through the process's shared CurlTransport")
+        func defaultTransport() throws {
+            let client = Client<TestEndpoint>(middleware: [])
+            let chain = try #require(client.transport as? MiddlewareChain)
+            let shared = try #require(DefaultTransport.sharedCurlTransport)
+            #expect((chain.transport as? CurlTransport) === shared)
+        }
+    #endif
+
     @Test("Client(middleware:callbackQueue:) runs completion handlers on that queue")
     func callbackQueue() async {
         let queue = DispatchQueue(label: "nal.tests.middleware-callbacks")

@@ -59,6 +59,21 @@ struct StubTransportTests {
         #expect(onQueue)
     }
 
+    #if os(Linux)
+        @Test(
+            "never, with no real transport named, sends through the default: a chunked trailer is read, no trap",
+            .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+        func neverUsesTheDefaultTransport() async {
+            await inChildProcess {
+                await #expect(processExitsWith: .success) {
+                    let client = Client<TestEndpoint>(transport: StubTransport<TestEndpoint>(.never))
+                    let response = try? await client.request(FaultServer.endpoint("trailer"))
+                    exit(response?.string() == "ok" ? 0 : 1)
+                }
+            }
+        }
+    #endif
+
     @Test("behaviours: immediate, delayed, custom, and never (the real transport)")
     func behaviours() async throws {
         #expect(try await Client<Shop>(stubbing: .immediate).request(.product(7)).string() == #"{"id":7}"#)
