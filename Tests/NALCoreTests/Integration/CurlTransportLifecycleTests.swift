@@ -147,6 +147,59 @@
             #expect(final.withLock { $0.last } == 1, "the call returned before its final progress event was handled")
         }
 
+        @Test(
+            "a slow disk holds back its download alone: it pauses past 4 MiB waiting, 100 calls beside it finish",
+            .timeLimit(.minutes(2)))
+        func slowDiskBesideCalls() async throws {
+            let transport = try CurlTransport(maximumConnectionsPerHost: 12)
+            let client = Client<TestEndpoint>(transport: transport)
+            let folder = try TransferFiles.scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            // 250 ms for each write of at most 16 KiB: a 64 MB download would take over 16 minutes.
+            transport.slowDownloadWrites(by: .milliseconds(250))
+            let download = Task {
+                try await client.request(
+                    FaultServer.endpoint(
+                        "source/64000000", requestType: .download(.file(folder.appendingPathComponent("slow.bin")))))
+            }
+            while transport.downloadWriteBacklog.pauses == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            let clock = ContinuousClock()
+            let start = clock.now
+            let calls = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<100 {
+                    group.addTask { try await client.request(FaultServer.endpoint("echo")).statusCode }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let callsTook = clock.now - start
+            #expect(calls.count == 100 && calls.allSatisfy { $0 == 200 })
+            #expect(callsTook < Timing.bound(.seconds(1)), "100 calls took \(callsTook) beside the slow download")
+            // Cancelled while its writes are behind: the write in progress ends, the others are dropped.
+            let cancelled = clock.now
+            download.cancel()
+            let error = await #expect(throws: NALError.self) { try await download.value }
+            if case .cancelled? = error {
+            } else {
+                Issue.record("expected .cancelled, got \(String(describing: error))")
+            }
+            #expect(clock.now - cancelled < Timing.bound(.seconds(1)))
+            var backlog = transport.downloadWriteBacklog
+            #expect(backlog.writesOnLoop == 0, "\(backlog.writesOnLoop) slow writes ran on the event loop")
+            #expect(backlog.peak <= CurlFileWrites.highWater + 64 << 10, "\(backlog.peak) bytes waited at once")
+
+            // Slowed less, a download pauses and resumes until it is whole, every byte in place.
+            transport.slowDownloadWrites(by: .milliseconds(1))
+            let endpoint = FaultServer.endpoint(
+                "source/12000000", requestType: .download(.file(folder.appendingPathComponent("whole.bin"))))
+            let saved = try #require(try await client.request(endpoint).fileURL)
+            let expected = try await client.request(FaultServer.endpoint("source/12000000")).data
+            #expect(try Data(contentsOf: saved) == expected)
+            backlog = transport.downloadWriteBacklog
+            #expect(backlog.pauses >= 2, "the downloads paused \(backlog.pauses) times")
+            #expect(backlog.peak <= CurlFileWrites.highWater + 64 << 10, "\(backlog.peak) bytes waited at once")
+            #expect(backlog.writesOnLoop == 0)
+        }
+
         @Test("spare handles are freed once no call has ended for their lifetime")
         func spareLifetime() async throws {
             let transport = try CurlTransport()

@@ -2,6 +2,7 @@
     import Dispatch
     import Foundation
     import NALLogging
+    import Synchronization
 
     /// A download's writes to its file, off the event loop: the loop queues the bytes and goes on with every other
     /// transfer, and a queue of the download's own writes them. A slow disk holds back that download alone: past
@@ -22,12 +23,14 @@
 
         private let routing: any BodyRouting
         private let progress: ProgressReporter?
+        private let probe: CurlDownloadWriteProbe?
         private let queue = DispatchQueue(label: "nal.curl.download")
         private let state = Locked(State())
 
-        init(_ routing: any BodyRouting, progress: ProgressReporter?) {
+        init(_ routing: any BodyRouting, progress: ProgressReporter?, probe: CurlDownloadWriteProbe? = nil) {
             self.routing = routing
             self.progress = progress
+            self.probe = probe
         }
 
         /// Whether so many bytes wait that the transfer should pause.
@@ -38,15 +41,17 @@
 
         /// Queues `data` for the file; `false` once a write has failed (see `failure`) or the call was cancelled.
         func append(_ data: Data) -> Bool {
-            let taken = state.withLock { state in
-                guard state.failure == nil, !state.dropsWrites else { return false }
+            let waiting = state.withLock { state -> Int? in
+                guard state.failure == nil, !state.dropsWrites else { return nil }
                 state.waiting += data.count
-                return true
+                return state.waiting
             }
-            guard taken else { return false }
+            guard let waiting else { return false }
+            probe?.noteWaiting(waiting)
             queue.async { [self] in
                 let dropped = state.withLock { $0.failure != nil || $0.dropsWrites }
                 if !dropped {
+                    probe?.delayWrite()
                     do throws(NALError) {
                         try routing.write(data)
                         progress?.received(data.count)
@@ -67,6 +72,7 @@
 
         /// Runs `resume` once the writes waiting are down to `lowWater` (at once if they are).
         func whenCaughtUp(_ resume: @escaping @Sendable () -> Void) {
+            probe?.pauses.add(1, ordering: .relaxed)
             let now = state.withLock { state in
                 guard state.waiting > Self.lowWater else { return true }
                 state.onCapacity = resume

@@ -89,14 +89,15 @@
             _ request: URLRequest, handles: CurlHandlePool, upload: UploadBody?, url: URL, idleTimeout: Duration,
             limit: Int,
             streamsBody: Bool = false, routing: (any BodyRouting)? = nil, progress: ProgressReporter? = nil,
-            tls: TLSConfiguration.Checked = TLSConfiguration.Checked(minimumVersion: .tls12)
+            tls: TLSConfiguration.Checked = TLSConfiguration.Checked(minimumVersion: .tls12),
+            writeProbe: CurlDownloadWriteProbe? = nil
         ) throws(NALError) {
             self.url = url
             self.tls = tls
             self.streamsBody = streamsBody
             self.routing = routing
             self.progress = progress
-            fileWrites = routing.map { CurlFileWrites($0, progress: progress) }
+            fileWrites = routing.map { CurlFileWrites($0, progress: progress, probe: writeProbe) }
             uploadLength = upload?.length
             self.idleTimeout = idleTimeout
             self.limit = limit

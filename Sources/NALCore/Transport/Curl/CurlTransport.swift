@@ -167,6 +167,24 @@
         /// What a call made after `shutdown()` is told.
         static let shutDownMessage = "this CurlTransport has been shut down (shutdown()); make a new one"
 
+        /// A download's writes, as tests see them.
+        private let downloadWrites = CurlDownloadWriteProbe()
+
+        /// Holds back every write of a download's file by `delay`, as a slow disk would. For tests.
+        package func slowDownloadWrites(by delay: Duration) {
+            let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+            downloadWrites.delayNanoseconds.store(Int(nanoseconds), ordering: .relaxed)
+        }
+
+        /// The most bytes that waited for a download's writes, how many times a download paused for them, and how
+        /// many slowed writes ran on the event loop. For tests.
+        package var downloadWriteBacklog: (peak: Int, pauses: Int, writesOnLoop: Int) {
+            (
+                downloadWrites.peakWaiting.load(ordering: .relaxed), downloadWrites.pauses.load(ordering: .relaxed),
+                downloadWrites.writesOnLoop.load(ordering: .relaxed)
+            )
+        }
+
         /// How long libcurl handles kept for reuse wait, once calls stop ending, before they are freed. For tests.
         package func setSpareHandleLifetime(_ lifetime: Duration) { loop.handles.idleLifetime = lifetime }
 
@@ -367,7 +385,7 @@
                 request, handles: loop.handles, upload: upload, url: url,
                 idleTimeout: .milliseconds(Int64((exchange.idleTimeout * 1000).rounded(.up))), limit: exchange.limit,
                 streamsBody: exchange.streamsBody, routing: exchange.routing, progress: exchange.progress,
-                tls: checkedTLS)
+                tls: checkedTLS, writeProbe: downloadWrites)
             let outcome = await withTaskCancellationHandler {
                 loop.start(transfer)
                 return await transfer.outcomeWhenFinished()
