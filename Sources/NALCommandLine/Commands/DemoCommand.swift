@@ -37,13 +37,14 @@ enum DemoCommand: Command {
             throw UsageError(message: "unexpected argument '\(arguments.positionals[0])'")
         }
         let base: URL
-        var listener: StubListener?
+        let listener: StubListener?
         let live: Bool
         if let text = arguments.value("live") {
             guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
                 throw UsageError(message: "'\(text)' is not an absolute URL")
             }
             base = url
+            listener = nil
             live = true
         } else {
             do {

@@ -41,7 +41,8 @@ public final class Client<Service: RemoteService>: Sendable {
     ///
     /// - Parameters:
     ///   - transport: where requests go; `DefaultTransport.make()` by default: the process's shared `CurlTransport` on
-    ///     Linux, a new `URLSessionTransport` elsewhere.
+    ///     Linux, a new `URLSessionTransport` elsewhere (and on Linux without libcurl, or with
+    ///     `NAL_DEFAULT_TRANSPORT=urlsession`).
     ///   - endpointMapping: changes an endpoint before it is prepared: add headers, swap the request type.
     ///   - willSend: changes the prepared request just before it is sent.
     ///   - deduplicatesRequests: identical concurrent requests share one call (`trackInProgress`). Off by default.

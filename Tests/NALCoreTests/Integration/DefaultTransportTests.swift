@@ -1,5 +1,6 @@
 import Foundation
 import NALCore
+import NALLogging
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -19,19 +20,57 @@ struct DefaultTransportTests {
             #expect(first === second)
             #expect(first === DefaultTransport.sharedCurlTransport)
             #expect(first.cookieStorage === HTTPCookieStorage.shared)
+            #expect(first.maximumConnectionsPerHost == DefaultTransport.sharedConnectionsPerHost)
             // A CurlTransport the caller makes keeps its own defaults: no cookies unless given a storage.
             #expect(try CurlTransport().cookieStorage == nil)
         }
 
+        /// In a child process: if the refusal broke, the shared transport would end under every later test.
         @Test(
-            "the shared transport refuses shutdown(): clients that name no transport go on working",
+            "the shared transport refuses shutdown() with a warning: clients that name no transport go on working",
             .enabled(if: HTTPBin.url != nil, HTTPBin.skipReason))
-        func sharedTransportRefusesShutdown() async throws {
-            let shared = try #require(DefaultTransport.sharedCurlTransport)
-            await shared.shutdown()
-            #expect(!shared.eventLoopHasEnded)
-            let response = try await Client<TestEndpoint>().request(HTTPBin.endpoint("get"))
-            #expect(response.statusCode == 200)
+        func sharedTransportRefusesShutdown() async {
+            await inChildProcess {
+                await #expect(processExitsWith: .success) {
+                    let sink = InMemorySink()
+                    LoggingSystem.bootstrapForTesting(sinks: [sink], configuration: LogConfiguration())
+                    guard let shared = DefaultTransport.sharedCurlTransport else { exit(1) }
+                    await shared.shutdown()
+                    guard !shared.eventLoopHasEnded else { exit(2) }
+                    guard sink.entries.contains(where: { $0.message.contains("shutdown() ignored") }) else { exit(3) }
+                    let response = try? await Client<TestEndpoint>().request(HTTPBin.endpoint("get"))
+                    exit(response?.statusCode == 200 ? 0 : 4)
+                }
+            }
+        }
+
+        @Test("with libcurl missing, Client() falls back to URLSessionTransport and says why, once")
+        func fallbackWithoutLibcurl() async {
+            await inChildProcess {
+                await #expect(processExitsWith: .success) {
+                    setenv("NAL_LIBCURL", "/nonexistent/libcurl-nal.so.4", 1)
+                    let sink = InMemorySink()
+                    LoggingSystem.bootstrapForTesting(sinks: [sink], configuration: LogConfiguration())
+                    guard Client<TestEndpoint>().transport is URLSessionTransport,
+                        DefaultTransport.make() is URLSessionTransport, DefaultTransport.sharedCurlTransport == nil
+                    else { exit(1) }
+                    let notices = sink.entries.filter { $0.message.contains("/nonexistent/libcurl-nal.so.4") }
+                    exit(notices.count == 1 ? 0 : 2)
+                }
+            }
+        }
+
+        @Test("NAL_DEFAULT_TRANSPORT=urlsession keeps URLSessionTransport for every client that names none")
+        func environmentKeepsURLSession() async {
+            await inChildProcess {
+                await #expect(processExitsWith: .success) {
+                    setenv("NAL_DEFAULT_TRANSPORT", "urlsession", 1)
+                    guard Client<TestEndpoint>().transport is URLSessionTransport,
+                        DefaultTransport.sharedCurlTransport == nil
+                    else { exit(1) }
+                    exit(0)
+                }
+            }
         }
 
         @Test(
@@ -45,13 +84,33 @@ struct DefaultTransportTests {
             let sent = try #require(viaDefault.headers["User-Agent"])
             #expect(sent == viaURLSession.headers["User-Agent"])
             #expect(sent.contains("curl/"))
-            let own = try await Client<TestEndpoint>().request(
-                HTTPBin.endpoint("headers", headers: ["User-Agent": "mine/1"]), as: Echo.self)
-            #expect(own.headers["User-Agent"] == "mine/1")
+            for spelling in ["User-Agent", "user-agent"] {
+                let own = try await Client<TestEndpoint>().request(
+                    HTTPBin.endpoint("headers", headers: [spelling: "mine/1"]), as: Echo.self)
+                #expect(own.headers["User-Agent"] == "mine/1", "\(spelling)")
+            }
             // A CurlTransport the caller makes adds none.
             let plain = try await Client<TestEndpoint>(transport: try CurlTransport()).request(
                 HTTPBin.endpoint("headers"), as: Echo.self)
             #expect(plain.headers["User-Agent"] == nil)
+        }
+
+        @Test(
+            "clients that name no transport share more than six connections a host: seven held calls block no other",
+            .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+        func connectionsPerHost() async throws {
+            let held = (0..<7).map { index in
+                Task {
+                    try await Client<TestEndpoint>().request(
+                        FaultServer.endpoint("hold", query: ["ms": 20_000, "key": .string("held-\(index)")]))
+                }
+            }
+            defer { held.forEach { $0.cancel() } }
+            let shared = try #require(DefaultTransport.sharedCurlTransport)
+            while shared.transfersInLibcurl < 7 { try await Task.sleep(for: .milliseconds(10)) }
+            // With six connections a host, this call would wait 20 s for one and time out first.
+            let response = try await Client<TestEndpoint>().request(FaultServer.endpoint("fast", timeout: 10))
+            #expect(response.statusCode == 200)
         }
 
         @Test(
@@ -85,6 +144,7 @@ struct DefaultTransportTests {
         }
     #endif
 
+    /// The docs' one line, compiled and run (it can only fail if the line stops building or naming URLSession).
     @Test("the one line that keeps URLSession gives the client a URLSessionTransport of its own")
     func keepURLSession() {
         // Docs: begin keep-urlsession

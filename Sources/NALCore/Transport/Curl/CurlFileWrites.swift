@@ -72,13 +72,12 @@
 
         /// Runs `resume` once the writes waiting are down to `lowWater` (at once if they are).
         func whenCaughtUp(_ resume: @escaping @Sendable () -> Void) {
-            probe?.pauses.add(1, ordering: .relaxed)
             let now = state.withLock { state in
                 guard state.waiting > Self.lowWater else { return true }
                 state.onCapacity = resume
                 return false
             }
-            if now { resume() }
+            if now { resume() } else { probe?.pauses.add(1, ordering: .relaxed) }
         }
 
         /// The writes not yet made are dropped: the call was cancelled, and what it leaves must stop changing soon.

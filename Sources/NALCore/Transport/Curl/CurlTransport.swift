@@ -148,21 +148,8 @@
         }
 
         private let isShutDown = Atomic<Bool>(false)
-        /// Whether this is the transport that `DefaultTransport` shares: it refuses `shutdown()`, and sends a
-        /// `User-Agent` as FoundationNetworking does, so that code which named no transport sends what it did.
-        private let isProcessDefault = Atomic<Bool>(false)
-
-        /// Makes this the transport that `DefaultTransport` shares.
-        func becomeProcessDefault() { isProcessDefault.store(true, ordering: .relaxed) }
-
-        /// FoundationNetworking's `User-Agent`: the program's name and libcurl's version (some APIs, GitHub's among
-        /// them, refuse a request without one).
-        static let processDefaultUserAgent: String = {
-            let version =
-                String(cString: nal_curl_version()).split(separator: " ").first?
-                .split(separator: "/").last.map(String.init) ?? "unknown"
-            return "\(ProcessInfo.processInfo.processName) (unknown version) curl/\(version)"
-        }()
+        /// Whether this is the transport that `DefaultTransport` shares (see `CurlTransport+ProcessDefault.swift`).
+        let isProcessDefault = Atomic<Bool>(false)
 
         /// What a call made after `shutdown()` is told.
         static let shutDownMessage = "this CurlTransport has been shut down (shutdown()); make a new one"
@@ -307,7 +294,7 @@
             var upload = upload
             var redirects = 0
             while true {
-                let reply = try await self.exchange(try withCookies(sent), upload: upload, exchange)
+                let reply = try await self.exchange(try withCookies(withDefaultFields(sent)), upload: upload, exchange)
                 storeCookies(of: reply.head, for: sent)
                 guard let next = try followUp(to: sent, after: reply.head) else { return reply }
                 reply.stream?.stop(with: .cancelled)
@@ -322,13 +309,8 @@
             }
         }
 
-        /// `request` with the stored cookies that match its URL, unless it has a `Cookie` field of its own, and the
-        /// process default's `User-Agent` unless it has its own.
+        /// `request` with the stored cookies that match its URL, unless it has a `Cookie` field of its own.
         private func withCookies(_ request: URLRequest) throws(NALError) -> URLRequest {
-            var request = request
-            if isProcessDefault.load(ordering: .relaxed), request.value(forHTTPHeaderField: "User-Agent") == nil {
-                request.setValue(Self.processDefaultUserAgent, forHTTPHeaderField: "User-Agent")
-            }
             guard let cookieStorage, request.httpShouldHandleCookies, let url = request.url,
                 request.value(forHTTPHeaderField: "Cookie") == nil
             else { return request }
@@ -340,6 +322,7 @@
                     && (cookie.expiresDate.map { $0 > now } ?? true)
             }
             guard !cookies.isEmpty else { return request }
+            var request = request
             for (name, value) in HTTPCookie.requestHeaderFields(with: cookies) {
                 request.setValue(value, forHTTPHeaderField: name)
             }
