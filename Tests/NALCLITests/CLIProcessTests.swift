@@ -202,6 +202,15 @@ struct CLIProcessTests {
         #endif
     }
 
+    @Test("demo: a proxy named by the environment never sees the loopback stubs' requests")
+    func demoIgnoresProxies() async throws {
+        // Port 9 (discard) on loopback: nothing listens, so a proxied request would fail.
+        let result = try await Self.run(
+            executable: "nal-cli", ["demo"],
+            environment: ["http_proxy": "http://127.0.0.1:9", "no_proxy": "example.com"])
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
+    }
+
     @Test("demo --live runs the same story against httpbin", .enabled(if: httpbin != nil))
     func demoLive() async throws {
         let result = try await Self.run("demo", "--live", try #require(Self.httpbin))

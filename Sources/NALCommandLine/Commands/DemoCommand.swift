@@ -47,6 +47,7 @@ enum DemoCommand: Command {
             listener = nil
             live = true
         } else {
+            bypassProxiesForLoopback()
             do {
                 let stubs = try await stubServer.listen(port: 0)
                 listener = stubs
@@ -78,6 +79,16 @@ enum DemoCommand: Command {
         terminal.out("")
         terminal.out(passed ? terminal.green("All five steps behaved as described.") : terminal.red("A step failed."))
         return passed ? ExitCode.success : ExitCode.failure
+    }
+
+    /// The stubs answer on 127.0.0.1: a proxy named by the environment (`http_proxy`), which CurlTransport would use,
+    /// must not see the demo's requests or their credentials. Called before any transfer starts.
+    static func bypassProxiesForLoopback() {
+        let environment = ProcessInfo.processInfo.environment
+        let hosts = (environment["no_proxy"] ?? environment["NO_PROXY"] ?? "").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !hosts.contains("127.0.0.1"), !hosts.contains("*") else { return }
+        setenv("no_proxy", (hosts + ["127.0.0.1"]).joined(separator: ","), 1)
     }
 
     /// The stubs that play the API, shaped as httpbin answers.

@@ -107,7 +107,12 @@ struct DefaultTransportTests {
             }
             defer { held.forEach { $0.cancel() } }
             let shared = try #require(DefaultTransport.sharedCurlTransport)
-            while shared.transfersInLibcurl < 7 { try await Task.sleep(for: .milliseconds(10)) }
+            let clock = ContinuousClock()
+            let start = clock.now
+            while shared.transfersInLibcurl < 7 {
+                try #require(clock.now - start < Timing.bound(.seconds(5)), "the held calls never reached libcurl")
+                try await Task.sleep(for: .milliseconds(10))
+            }
             // With six connections a host, this call would wait 20 s for one and time out first.
             let response = try await Client<TestEndpoint>().request(FaultServer.endpoint("fast", timeout: 10))
             #expect(response.statusCode == 200)

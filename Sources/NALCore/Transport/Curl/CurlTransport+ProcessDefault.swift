@@ -16,7 +16,12 @@
             let version =
                 String(cString: nal_curl_version()).split(separator: " ").first?
                 .split(separator: "/").last.map(String.init) ?? "unknown"
-            return "\(ProcessInfo.processInfo.processName) (unknown version) curl/\(version)"
+            // A program's name may hold any byte; none that a header cannot carry goes out.
+            let scalars = ProcessInfo.processInfo.processName.unicodeScalars.map { scalar in
+                scalar.value < 0x20 || scalar.value == 0x7F ? "_" : scalar
+            }
+            let name = String(String.UnicodeScalarView(scalars))
+            return "\(name) (unknown version) curl/\(version)"
         }()
 
         /// `request` with what the process default adds: a `User-Agent`, unless it has one (in any spelling).

@@ -317,7 +317,7 @@
             // Foundation's storage on Linux matches cookies by domain only: NAL checks Secure, path and expiry.
             let now = Date()
             let cookies = (cookieStorage.cookies(for: url) ?? []).filter { cookie in
-                (!cookie.isSecure || url.scheme?.lowercased() == "https")
+                CookieAcceptance.isSendable(cookie) && (!cookie.isSecure || url.scheme?.lowercased() == "https")
                     && Self.pathMatches(url.path.isEmpty ? "/" : url.path, cookiePath: cookie.path)
                     && (cookie.expiresDate.map { $0 > now } ?? true)
             }
@@ -343,7 +343,10 @@
             guard let cookieStorage, request.httpShouldHandleCookies, let url = request.url else { return }
             // HTTPURLResponse has canonicalised the names (HTTP/2's "set-cookie" is "Set-Cookie" here).
             guard let fields = head.response.allHeaderFields as? [String: String] else { return }
-            let cookies = HTTPCookie.cookies(withResponseHeaderFields: fields, for: url)
+            let parsed = HTTPCookie.cookies(withResponseHeaderFields: fields, for: url)
+            guard !parsed.isEmpty else { return }
+            let cookies = CookieAcceptance.storable(
+                parsed, from: url, stored: cookieStorage.cookies(for: url)?.count ?? 0)
             guard !cookies.isEmpty else { return }
             cookieStorage.setCookies(cookies, for: url, mainDocumentURL: request.mainDocumentURL ?? url)
         }
