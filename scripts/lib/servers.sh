@@ -9,7 +9,7 @@ HTTPBIN_REQUIREMENTS=("httpbin==0.10.4" "gunicorn==27.0.1" "h2==4.4.1")
 HTTPBIN_PID=""
 FAULT_PID=""
 # The integration suites that run against each transport (NAL_TEST_TRANSPORT=curl for CurlTransport).
-TRANSPORT_SUITES="HTTPBinIntegrationTests|ContentCodingTests|FaultServerTests|FaultServerTimeoutTests|HTTPBinStreamingTests|EventStreamIntegrationTests|HTTPBinTransferTests|DownloadSafetyTests|UploadSafetyTests|ConnectionAndCookieTests|CancellationRaceTests|GatedStreamTests|StubListenerTests|StubListenerProtocolTests|ListenerLoopIdleTests"
+TRANSPORT_SUITES="HTTPBinIntegrationTests|ContentCodingTests|FaultServerTests|FaultServerTimeoutTests|HTTPBinStreamingTests|EventStreamIntegrationTests|HTTPBinTransferTests|DownloadSafetyTests|UploadSafetyTests|ConnectionAndCookieTests|CancellationRaceTests|GatedStreamTests|StubListenerTests|StubListenerProtocolTests|ListenerLoopIdleTests|HTTPCacheIntegrationTests"
 H2_PID=""
 H2_DIR=""
 TLS_PID=""

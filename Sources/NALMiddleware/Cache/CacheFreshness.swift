@@ -1,0 +1,54 @@
+import Foundation
+
+/// How old a stored response is and how long it stays fresh (RFC 9111 §4.2), for a private cache.
+struct CacheFreshness: Sendable {
+    /// Seconds since the origin made the response (§4.2.3).
+    let age: Int
+    /// Seconds for which it is fresh from its making (§4.2.1); 0 when it is stale at once.
+    let lifetime: Int
+
+    /// What the cache may use it for before it goes stale.
+    var isFresh: Bool { lifetime > age }
+    /// Seconds since it went stale (0 while fresh).
+    var staleness: Int { max(0, age - lifetime) }
+
+    /// A heuristic lifetime is this fraction of the time since `Last-Modified` (§4.2.2's typical 10 %).
+    static let heuristicFraction = 0.1
+
+    /// The statuses a cache may give a heuristic lifetime (RFC 9110 §15.1).
+    static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    init(_ response: CachedResponse, now: Date) {
+        let date = response.value("Date").flatMap(RetryAfter.httpDate) ?? response.responseTime
+        // §4.2.3: the corrected initial age, then the time it has been kept.
+        let apparentAge = max(0, response.responseTime.timeIntervalSince(date))
+        let ageValue = Double(response.value("Age").map(CacheDirectives.deltaSeconds) ?? 0)
+        let responseDelay = max(0, response.responseTime.timeIntervalSince(response.requestTime))
+        let initialAge = max(apparentAge, ageValue + responseDelay)
+        let residentTime = max(0, now.timeIntervalSince(response.responseTime))
+        age = Self.seconds(initialAge + residentTime)
+        lifetime = Self.lifetime(of: response, date: date)
+    }
+
+    /// §4.2.1: `max-age`, else `Expires` minus `Date`, else a heuristic from `Last-Modified`.
+    private static func lifetime(of response: CachedResponse, date: Date) -> Int {
+        let directives = response.directives
+        if let maxAge = directives.seconds("max-age") { return maxAge }
+        let expiresValues = response.values("Expires")
+        if let expires = expiresValues.first {
+            // An Expires that is not a date (0, -1, garbage) means already expired (§5.3).
+            guard let when = RetryAfter.httpDate(expires) else { return 0 }
+            return seconds(when.timeIntervalSince(date))
+        }
+        guard heuristicallyCacheable.contains(response.statusCode) || directives.has("public"),
+            let modified = response.value("Last-Modified").flatMap(RetryAfter.httpDate)
+        else { return 0 }
+        return seconds(date.timeIntervalSince(modified) * heuristicFraction)
+    }
+
+    /// A number of seconds as a whole number in 0...2^31, whatever the input.
+    static func seconds(_ interval: TimeInterval) -> Int {
+        guard interval.isFinite, interval > 0 else { return 0 }
+        return Int(min(interval, Double(CacheDirectives.largestSeconds)))
+    }
+}

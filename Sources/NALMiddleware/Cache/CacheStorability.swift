@@ -1,0 +1,49 @@
+import NALCore
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+#else
+    import Foundation
+#endif
+
+/// What a private cache may store (RFC 9111 §3), and the entry it stores.
+enum CacheStorability {
+    /// Fields a cache does not keep: hop-by-hop ones (RFC 9110 §7.6.1), and `Set-Cookie`, which a stored response
+    /// must not set again for another caller.
+    static let unstoredFields: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+        "set-cookie", "set-cookie2", "cache-status",
+    ]
+
+    /// The entry to store for `response` to `request`, or `nil` when it may not be stored.
+    static func entry(
+        for response: Response, request: URLRequest, requestTime: Date, responseTime: Date
+    ) -> CachedResponse? {
+        let status = response.statusCode
+        // Final statuses only; a 206 holds a part, which this cache does not combine.
+        guard (200...599).contains(status), status != 206, status != 304 else { return nil }
+        let fields = response.headers.fields
+        let cacheControl = fields.filter { $0.name.lowercased() == "cache-control" }.map(\.value)
+        let directives = CacheDirectives(cacheControl)
+        let requested = CacheDirectives(request.value(forHTTPHeaderField: "Cache-Control").map { [$0] } ?? [])
+        guard !directives.has("no-store"), !requested.has("no-store") else { return nil }
+        let varyNames = fields.filter { $0.name.lowercased() == "vary" }
+            .flatMap { $0.value.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .filter { !$0.isEmpty }
+        // Vary: * never matches a later request (§4.1).
+        guard !varyNames.contains("*") else { return nil }
+        let explicit =
+            directives.has("max-age") || directives.has("public") || directives.has("private")
+            || fields.contains { $0.name.lowercased() == "expires" }
+        guard explicit || CacheFreshness.heuristicallyCacheable.contains(status) else { return nil }
+        let headers = request.allHTTPHeaderFields ?? [:]
+        let varying = varyNames.map { name in
+            (name: name, value: headers.first { $0.key.lowercased() == name }?.value)
+        }
+        return CachedResponse(
+            statusCode: status, fields: fields.filter { !unstoredFields.contains($0.name.lowercased()) },
+            body: response.data, varying: varying, requestTime: requestTime, responseTime: responseTime)
+    }
+}

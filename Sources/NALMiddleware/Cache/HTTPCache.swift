@@ -1,0 +1,314 @@
+public import NALCore
+import NALLogging
+
+#if canImport(FoundationNetworking)
+    package import Foundation
+    public import FoundationNetworking
+#else
+    public import Foundation
+#endif
+
+/// A private HTTP cache (RFC 9111), as a browser keeps one: what `URLCache` gives URLSession on Apple platforms, for
+/// any transport.
+///
+/// ```swift
+/// let cache = HTTPCache(storage: .memory(maximumBytes: 32 << 20))
+/// let client = Client<GitHub>(middleware: [cache, RetryMiddleware()], transport: try CurlTransport())
+/// ```
+///
+/// - Stores the responses to GET requests that RFC 9111 lets a private cache store: not `no-store` (the request's or
+///   the response's), not `Vary: *`, with an explicit lifetime (`max-age`, `Expires`), `public`/`private`, or a
+///   status cacheable by default. `Set-Cookie` is not kept.
+/// - Serves a fresh response without a call, with an `Age` field; a stale one (or a `no-cache` one) is revalidated
+///   with `If-None-Match` and `If-Modified-Since`, and a 304 updates the stored fields (§3.2, §4.3.4).
+/// - Honours the request's directives (`no-cache`, `no-store`, `max-age`, `max-stale`, `min-fresh`,
+///   `only-if-cached`, which answers 504 when nothing fits), the response's `must-revalidate`, `immutable`,
+///   `stale-while-revalidate` and `stale-if-error`, and the request's `cachePolicy` as URLSession reads it.
+/// - A successful unsafe request (POST, PUT, DELETE…) removes what is stored for its URL and for the same-origin
+///   `Location` and `Content-Location` of its response.
+/// - Every response it returns says where it came from in a `Cache-Status` field (RFC 9211), read by
+///   ``HTTPCache/Outcome/init(_:)``: `NAL; hit`, `NAL; fwd=stale; fwd-status=304` (revalidated), `NAL; fwd=uri-miss`
+///   (from the network).
+///
+/// Downloads, uploads and streamed responses pass through uncached. Several clients may share one cache.
+public final class HTTPCache: Middleware, Sendable {
+    /// Where responses are kept.
+    public enum Storage: Sendable, Equatable {
+        /// In memory, at most `maximumBytes` (bodies and fields), least recently used first out.
+        case memory(maximumBytes: Int)
+    }
+
+    /// What the cache has done since it was made.
+    public struct Statistics: Sendable, Equatable {
+        /// Responses served from the cache without a call (fresh, or stale where that was allowed).
+        public var hits = 0
+        /// Calls made with nothing usable stored.
+        public var misses = 0
+        /// Stored responses revalidated with a conditional request that the server answered 304.
+        public var revalidations = 0
+        /// Responses stored.
+        public var stores = 0
+
+        /// Creates counts; all zero by default.
+        public init(hits: Int = 0, misses: Int = 0, revalidations: Int = 0, stores: Int = 0) {
+            self.hits = hits
+            self.misses = misses
+            self.revalidations = revalidations
+            self.stores = stores
+        }
+    }
+
+    /// Where a response that a cache returned came from, read from its `Cache-Status` field.
+    public enum Outcome: Sendable, Equatable {
+        /// Served from the cache, without a call.
+        case hit
+        /// Served from the cache after the server confirmed it (304).
+        case revalidated
+        /// From the network.
+        case network
+
+        /// The outcome of `response`, or `nil` when no `HTTPCache` returned it.
+        public init?(_ response: Response) {
+            guard let status = response.headers[HTTPCache.statusField] else { return nil }
+            let ours = status.split(separator: ",").last { $0.trimmingCharacters(in: .whitespaces).hasPrefix("NAL") }
+            guard let ours else { return nil }
+            if ours.contains("fwd-status=304") {
+                self = .revalidated
+            } else if ours.contains("fwd=") {
+                self = .network
+            } else {
+                self = .hit
+            }
+        }
+    }
+
+    /// Where responses are kept.
+    public let storage: Storage
+    private let store: MemoryCacheStore
+    private let counts = Locked(Statistics())
+
+    /// The field that says where a response came from (RFC 9211).
+    static let statusField = "Cache-Status"
+
+    /// What time it is, for ages and lifetimes.
+    private let clock: @Sendable () -> Date
+
+    /// Creates a cache.
+    ///
+    /// - Parameter storage: where responses are kept; a negative size keeps nothing.
+    public convenience init(storage: Storage) {
+        self.init(storage: storage, clock: { Date() })
+    }
+
+    /// Creates a cache that reads the time from `clock`. For tests.
+    package init(storage: Storage, clock: @escaping @Sendable () -> Date) {
+        self.storage = storage
+        self.clock = clock
+        switch storage {
+        case .memory(let maximumBytes): store = MemoryCacheStore(maximumBytes: maximumBytes)
+        }
+    }
+
+    /// What the cache has done since it was made.
+    public var statistics: Statistics { counts.withLock { $0 } }
+
+    /// Removes every stored response.
+    public func removeAll() { store.removeAll() }
+
+    /// Removes what is stored for `request`'s URL.
+    public func removeResponses(for request: URLRequest) {
+        guard let url = request.url else { return }
+        store.remove(Self.key(for: url))
+    }
+
+    /// Answers a GET from the cache when it may, revalidates what is stale, stores what the network returns, and
+    /// removes what an unsafe request made stale.
+    public func intercept(
+        _ request: URLRequest, context: TransportContext,
+        next: @Sendable (URLRequest, TransportContext) async throws -> Response
+    ) async throws -> Response {
+        guard let url = request.url, ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+            return try await next(request, context)
+        }
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        guard method == "GET" else {
+            let response = try await next(request, context)
+            if !Self.safeMethods.contains(method) { invalidate(after: response, to: url) }
+            return response
+        }
+        guard case .data = context.kind, !context.streamsBody, !Self.isConditional(request) else {
+            return try await next(request, context)
+        }
+        return try await lookUp(request, url: url, context: context, next: next)
+    }
+
+    /// The methods that change nothing on the server (RFC 9110 §9.2.1): their responses invalidate nothing.
+    static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE"]
+
+    /// The stored responses' key: the URL without its fragment.
+    static func key(for url: URL) -> String {
+        guard let fragment = url.absoluteString.firstIndex(of: "#") else { return url.absoluteString }
+        return String(url.absoluteString[..<fragment])
+    }
+
+    /// Whether the caller made the request conditional itself: its answer is the caller's to read.
+    private static func isConditional(_ request: URLRequest) -> Bool {
+        ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"].contains {
+            request.value(forHTTPHeaderField: $0) != nil
+        }
+    }
+
+    private func lookUp(
+        _ request: URLRequest, url: URL, context: TransportContext,
+        next: @Sendable (URLRequest, TransportContext) async throws -> Response
+    ) async throws -> Response {
+        let asked = CacheRequest(request)
+        let key = Self.key(for: url)
+        guard !asked.directives.has("no-store") else {
+            return try await fromNetwork(request, key: key, context: context, next: next, stores: false)
+        }
+        let now = clock()
+        let headers = request.allHTTPHeaderFields ?? [:]
+        let stored = asked.ignoresStoredResponses ? nil : store.variants(for: key).first { $0.matches(headers) }
+        guard let stored else {
+            if asked.neverLoads { return try onlyIfCachedFailure(request) }
+            return try await fromNetwork(request, key: key, context: context, next: next, stores: true)
+        }
+        let freshness = CacheFreshness(stored, now: now)
+        switch asked.decision(for: stored, freshness: freshness) {
+        case .serve:
+            if let response = served(stored, to: request, age: freshness.age, status: "NAL; hit") { return response }
+        case .serveStale:
+            let status = "NAL; hit; detail=stale-while-revalidate"
+            if let response = served(stored, to: request, age: freshness.age, status: status) { return response }
+        case .revalidate:
+            if asked.neverLoads { return try onlyIfCachedFailure(request) }
+            return try await revalidate(
+                stored, freshness: freshness, request: request, key: key, context: context, next: next)
+        }
+        return try await fromNetwork(request, key: key, context: context, next: next, stores: true)
+    }
+
+    /// A call for `request`; its response is stored when it may be.
+    private func fromNetwork(
+        _ request: URLRequest, key: String, context: TransportContext,
+        next: @Sendable (URLRequest, TransportContext) async throws -> Response, stores: Bool
+    ) async throws -> Response {
+        counts.withLock { $0.misses += 1 }
+        let requestTime = clock()
+        let response = try await next(request, context)
+        if stores { keep(response, for: request, key: key, requestTime: requestTime) }
+        return Self.tagged(response, status: "NAL; fwd=uri-miss\(stores ? "" : "; detail=no-store")")
+    }
+
+    /// Stores `response` when RFC 9111 §3 lets a private cache store it.
+    private func keep(_ response: Response, for request: URLRequest, key: String, requestTime: Date) {
+        guard response.fileURL == nil, response.streamedBody == nil,
+            let entry = CacheStorability.entry(
+                for: response, request: request, requestTime: requestTime, responseTime: clock())
+        else { return }
+        store.store(entry, for: key)
+        counts.withLock { $0.stores += 1 }
+    }
+
+    /// Asks the server whether `stored` is still good, with its validators.
+    private func revalidate(
+        _ stored: CachedResponse, freshness: CacheFreshness, request: URLRequest, key: String,
+        context: TransportContext, next: @Sendable (URLRequest, TransportContext) async throws -> Response
+    ) async throws -> Response {
+        var conditional = request
+        if let etag = stored.value("ETag") { conditional.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+        if let modified = stored.value("Last-Modified") {
+            conditional.setValue(modified, forHTTPHeaderField: "If-Modified-Since")
+        }
+        let requestTime = clock()
+        let response: Response
+        do {
+            response = try await next(conditional, context)
+        } catch {
+            if stored.allowsStale(afterError: freshness),
+                let stale = served(stored, to: request, age: freshness.age, status: "NAL; hit; detail=stale-if-error")
+            {
+                return stale
+            }
+            throw error
+        }
+        if response.statusCode == 304 {
+            let updated = stored.revalidated(by: response, requestTime: requestTime, responseTime: clock())
+            store.update(updated, for: key, replacing: stored)
+            counts.withLock { $0.revalidations += 1 }
+            let age = CacheFreshness(updated, now: clock()).age
+            if let served = served(updated, to: request, age: age, status: "NAL; fwd=stale; fwd-status=304") {
+                return served
+            }
+        }
+        if (500...599).contains(response.statusCode), stored.allowsStale(afterError: freshness),
+            let stale = served(stored, to: request, age: freshness.age, status: "NAL; hit; detail=stale-if-error")
+        {
+            return stale
+        }
+        counts.withLock { $0.misses += 1 }
+        keep(response, for: request, key: key, requestTime: requestTime)
+        return Self.tagged(response, status: "NAL; fwd=stale; fwd-status=\(response.statusCode)")
+    }
+
+    /// `stored` as the response to `request`, with its age and where it came from (`status`, a `Cache-Status` entry);
+    /// `nil` when Foundation cannot make its head. A response served without a call counts as a hit.
+    private func served(_ stored: CachedResponse, to request: URLRequest, age: Int, status: String) -> Response? {
+        var fields: [String: String] = [:]
+        for (name, value) in stored.fields where name.caseInsensitiveCompare("Age") != .orderedSame {
+            fields[name] = fields[name].map { "\($0), \(value)" } ?? value
+        }
+        fields["Age"] = String(age)
+        fields[Self.statusField] = status
+        guard let url = request.url,
+            let head = HTTPURLResponse(
+                url: url, statusCode: stored.statusCode, httpVersion: "HTTP/1.1", headerFields: fields)
+        else { return nil }
+        if status.hasPrefix("NAL; hit") { counts.withLock { $0.hits += 1 } }
+        return Response(
+            request: request, httpResponse: head, data: stored.body,
+            timing: ResponseTiming(start: Date(), duration: .zero))
+    }
+
+    /// The 504 of `only-if-cached` (RFC 9111 §5.2.1.7) when nothing stored fits.
+    private func onlyIfCachedFailure(_ request: URLRequest) throws -> Response {
+        counts.withLock { $0.misses += 1 }
+        guard let url = request.url,
+            let head = HTTPURLResponse(
+                url: url, statusCode: 504, httpVersion: "HTTP/1.1",
+                headerFields: [Self.statusField: "NAL; fwd=miss; detail=only-if-cached", "Content-Length": "0"])
+        else { throw NALError.invalidRequest(.missingURL) }
+        return Response(
+            request: request, httpResponse: head, data: Data(), timing: ResponseTiming(start: Date(), duration: .zero))
+    }
+
+    /// Removes what a successful unsafe request made stale: its URL, and its response's same-origin `Location` and
+    /// `Content-Location` (RFC 9111 §4.4).
+    private func invalidate(after response: Response, to url: URL) {
+        guard (200..<400).contains(response.statusCode) else { return }
+        store.remove(Self.key(for: url))
+        for field in ["Location", "Content-Location"] {
+            guard let value = response.headers[field], let target = URL(string: value, relativeTo: url)?.absoluteURL,
+                target.scheme?.lowercased() == url.scheme?.lowercased(),
+                target.host?.lowercased() == url.host?.lowercased(), target.port == url.port
+            else { continue }
+            store.remove(Self.key(for: target))
+        }
+    }
+
+    /// `response` with `status` added to its `Cache-Status` field.
+    static func tagged(_ response: Response, status: String) -> Response {
+        var fields = Dictionary(
+            response.headers.fields.map { ($0.name, $0.value) },
+            uniquingKeysWith: { first, second in "\(first), \(second)" })
+        fields[statusField] = fields[statusField].map { "\($0), \(status)" } ?? status
+        guard let url = response.httpResponse.url ?? response.request.url,
+            let head = HTTPURLResponse(
+                url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1", headerFields: fields)
+        else { return response }
+        return Response(
+            request: response.request, httpResponse: head, data: response.data, timing: response.timing,
+            fileURL: response.fileURL, streamedBody: response.streamedBody)
+    }
+}
