@@ -390,8 +390,9 @@ struct HeavyStreamTests {
     @Test("a consumer that stalls holds back no other call: twenty calls finish while it sleeps")
     func stalledConsumerIsolated() async throws {
         // URLSession's sessions share one work queue on Linux: a stream that held back its callbacks for a slow
-        // consumer would stall every call in the process (Linux fact 26). A stream spills instead.
-        let client = Client<TestEndpoint>()
+        // consumer would stall every call in the process (Linux fact 26). A stream spills instead. (URLSession's by
+        // name: a client that names no transport uses CurlTransport on Linux, whose streams pause and never spill.)
+        let client = Client<TestEndpoint>(transport: URLSessionTransport())
         let stream = try await client.stream(FaultServer.endpoint("source/8000000"))
         var iterator = stream.makeAsyncIterator()
         var bytes = try await iterator.next()?.count ?? 0
