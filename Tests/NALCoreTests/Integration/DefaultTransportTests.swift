@@ -89,6 +89,14 @@ struct DefaultTransportTests {
                     HTTPBin.endpoint("headers", headers: [spelling: "mine/1"]), as: Echo.self)
                 #expect(own.headers["User-Agent"] == "mine/1", "\(spelling)")
             }
+            // A field set raw, as a hook or a middleware may (allHTTPHeaderFields keeps its spelling), counts too.
+            let raw = Client<TestEndpoint>(willSend: { request, _ in
+                var request = request
+                request.allHTTPHeaderFields = ["user-agent": "mine/2"]
+                return request
+            })
+            let rawEcho = try await raw.request(HTTPBin.endpoint("headers"), as: Echo.self)
+            #expect(rawEcho.headers["User-Agent"] == "mine/2")
             // A CurlTransport the caller makes adds none.
             let plain = try await Client<TestEndpoint>(transport: try CurlTransport()).request(
                 HTTPBin.endpoint("headers"), as: Echo.self)
