@@ -34,6 +34,11 @@
             let bad = try Self.parsed(
                 ["p=a\u{7F}b; Path=/", "ok=1; Path=/", "s=1; Secure"], for: "http://a.example.com/")
             #expect(CookieAcceptance.storable(bad.cookies, from: bad.url, stored: 0).map(\.name) == ["ok"])
+            let domains = try Self.parsed(
+                ["tld=1; Domain=.com", "foreign=1; Domain=.other.com", "parent=1; Domain=.example.com"],
+                for: "https://a.example.com/")
+            #expect(domains.cookies.count == 3)
+            #expect(CookieAcceptance.storable(domains.cookies, from: domains.url, stored: 0).map(\.name) == ["parent"])
             let flood = try Self.parsed((0..<400).map { "c\($0)=v; Path=/" }, for: "https://a.example.com/")
             #expect(flood.cookies.count == 400)
             #expect(CookieAcceptance.storable(flood.cookies, from: flood.url, stored: 0).count == 50)
