@@ -26,8 +26,8 @@ enum CacheStorability {
         let fields = response.headers.fields
         let cacheControl = fields.filter { $0.name.lowercased() == "cache-control" }.map(\.value)
         let directives = CacheDirectives(cacheControl)
-        let requested = CacheDirectives(request.value(forHTTPHeaderField: "Cache-Control").map { [$0] } ?? [])
-        guard !directives.has("no-store"), !requested.has("no-store") else { return nil }
+        // A request's no-store never gets here: HTTPCache sends it without storing.
+        guard !directives.has("no-store") else { return nil }
         let varyNames = fields.filter { $0.name.lowercased() == "vary" }
             .flatMap { $0.value.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
