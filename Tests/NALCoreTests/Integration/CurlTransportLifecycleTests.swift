@@ -88,6 +88,16 @@
             await transport.shutdown()
         }
 
+        /// The statuses of 100 small calls made at once: what a download beside them must not hold back.
+        static func hundredCalls(through client: Client<TestEndpoint>) async throws -> [Int] {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<100 {
+                    group.addTask { try await client.request(FaultServer.endpoint("echo")).statusCode }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+
         @Test("a download's progress handler runs off the event loop: slow, it holds back no call beside it")
         func slowHandlerBesideCalls() async throws {
             let transport = try CurlTransport(maximumConnectionsPerHost: 12)
@@ -113,12 +123,7 @@
                     if count <= 2 { usleep(300_000) }
                 })
             while seen.withLock({ $0.events }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
-            let calls = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<100 {
-                    group.addTask { try await client.request(FaultServer.endpoint("echo")).statusCode }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+            let calls = try await Self.hundredCalls(through: client)
             let callsTook = clock.now - start
             #expect(calls.count == 100 && calls.allSatisfy { $0 == 200 })
             let saved = try await download
@@ -173,12 +178,7 @@
                 try await Task.sleep(for: .milliseconds(5))
             }
             let start = clock.now
-            let calls = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<100 {
-                    group.addTask { try await client.request(FaultServer.endpoint("echo")).statusCode }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
+            let calls = try await Self.hundredCalls(through: client)
             let callsTook = clock.now - start
             #expect(calls.count == 100 && calls.allSatisfy { $0 == 200 })
             #expect(callsTook < Timing.bound(.seconds(1)), "100 calls took \(callsTook) beside the slow download")
