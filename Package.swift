@@ -30,7 +30,7 @@ let package = Package(
             name: "NALCore",
             dependencies: ["NALLogging", "NALSupport", .target(name: "CCurl", condition: .when(platforms: [.linux]))],
             swiftSettings: strictSettings),
-        .target(name: "NALMiddleware", dependencies: ["NALCore", "NALLogging"], swiftSettings: strictSettings),
+        .target(name: "NALMiddleware", dependencies: ["NALCore", "NALLogging", "NALSupport"], swiftSettings: strictSettings),
         .target(
             name: "NALStubbing",
             dependencies: [

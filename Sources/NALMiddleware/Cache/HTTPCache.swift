@@ -2,7 +2,7 @@ public import NALCore
 import NALLogging
 
 #if canImport(FoundationNetworking)
-    package import Foundation
+    public import Foundation
     public import FoundationNetworking
 #else
     public import Foundation
@@ -36,6 +36,11 @@ public final class HTTPCache: Middleware, Sendable {
     public enum Storage: Sendable, Equatable {
         /// In memory, at most `maximumBytes` (bodies and fields), least recently used first out.
         case memory(maximumBytes: Int)
+        /// In `folder` (created, private to the user, when missing), at most `maximumBytes` on disk at any moment,
+        /// least recently used first out. A later process serves what an earlier one stored. Caches made for the
+        /// same folder in one process share its entries; a second process finds the folder locked and caches
+        /// nothing there.
+        case directory(URL, maximumBytes: Int)
     }
 
     /// What the cache has done since it was made.
@@ -84,7 +89,7 @@ public final class HTTPCache: Middleware, Sendable {
 
     /// Where responses are kept.
     public let storage: Storage
-    private let store: MemoryCacheStore
+    private let store: any CacheStore
     private let counts = Locked(Statistics())
 
     /// The field that says where a response came from (RFC 9211).
@@ -100,25 +105,31 @@ public final class HTTPCache: Middleware, Sendable {
         self.init(storage: storage, clock: { Date() })
     }
 
-    /// Creates a cache that reads the time from `clock`. For tests.
-    package init(storage: Storage, clock: @escaping @Sendable () -> Date) {
+    /// Creates a cache that reads the time from `clock`; a folder's store calls `folderWriteProbe` each time a file
+    /// is written whole, before it is renamed into place. For tests.
+    package init(
+        storage: Storage, clock: @escaping @Sendable () -> Date, folderWriteProbe: (@Sendable (URL) -> Void)? = nil
+    ) {
         self.storage = storage
         self.clock = clock
         switch storage {
         case .memory(let maximumBytes): store = MemoryCacheStore(maximumBytes: maximumBytes)
+        case .directory(let folder, let maximumBytes):
+            store = DirectoryCacheStore.shared(
+                folder: folder, maximumBytes: maximumBytes, writeProbe: folderWriteProbe)
         }
     }
 
     /// What the cache has done since it was made.
     public var statistics: Statistics { counts.withLock { $0 } }
 
-    /// Removes every stored response.
-    public func removeAll() { store.removeAll() }
+    /// Removes every stored response; from a folder, its files are gone when this returns.
+    public func removeAll() async { await store.removeAll() }
 
-    /// Removes what is stored for `request`'s URL.
-    public func removeResponses(for request: URLRequest) {
+    /// Removes what is stored for `request`'s URL (every variant `Vary` made).
+    public func removeResponses(for request: URLRequest) async {
         guard let url = request.url else { return }
-        store.remove(Self.key(for: url))
+        await store.remove(Self.key(for: url))
     }
 
     /// Answers a GET from the cache when it may, revalidates what is stale, stores what the network returns, and
@@ -133,7 +144,7 @@ public final class HTTPCache: Middleware, Sendable {
         let method = request.httpMethod?.uppercased() ?? "GET"
         guard method == "GET" else {
             let response = try await next(request, context)
-            if !Self.safeMethods.contains(method) { invalidate(after: response, to: url) }
+            if !Self.safeMethods.contains(method) { await invalidate(after: response, to: url) }
             return response
         }
         guard case .data = context.kind, !context.streamsBody, !Self.isConditional(request) else {
@@ -169,7 +180,7 @@ public final class HTTPCache: Middleware, Sendable {
         }
         let now = clock()
         let headers = request.allHTTPHeaderFields ?? [:]
-        let stored = asked.ignoresStoredResponses ? nil : store.variants(for: key).first { $0.matches(headers) }
+        let stored = asked.ignoresStoredResponses ? nil : await store.response(for: key, matching: headers)
         guard let stored else {
             if asked.neverLoads { return try onlyIfCachedFailure(request) }
             return try await fromNetwork(request, key: key, context: context, next: next, stores: true)
@@ -197,17 +208,17 @@ public final class HTTPCache: Middleware, Sendable {
         counts.withLock { $0.misses += 1 }
         let requestTime = clock()
         let response = try await next(request, context)
-        if stores { keep(response, for: request, key: key, requestTime: requestTime) }
+        if stores { await keep(response, for: request, key: key, requestTime: requestTime) }
         return Self.tagged(response, status: "NAL; fwd=uri-miss\(stores ? "" : "; detail=no-store")")
     }
 
     /// Stores `response` when RFC 9111 §3 lets a private cache store it.
-    private func keep(_ response: Response, for request: URLRequest, key: String, requestTime: Date) {
+    private func keep(_ response: Response, for request: URLRequest, key: String, requestTime: Date) async {
         guard response.fileURL == nil, response.streamedBody == nil,
             let entry = CacheStorability.entry(
                 for: response, request: request, requestTime: requestTime, responseTime: clock())
         else { return }
-        store.store(entry, for: key)
+        await store.store(entry, for: key)
         counts.withLock { $0.stores += 1 }
     }
 
@@ -235,7 +246,7 @@ public final class HTTPCache: Middleware, Sendable {
         }
         if response.statusCode == 304 {
             let updated = stored.revalidated(by: response, requestTime: requestTime, responseTime: clock())
-            store.update(updated, for: key, replacing: stored)
+            await store.update(updated, for: key, replacing: stored)
             counts.withLock { $0.revalidations += 1 }
             let age = CacheFreshness(updated, now: clock()).age
             if let served = served(updated, to: request, age: age, status: "NAL; fwd=stale; fwd-status=304") {
@@ -248,7 +259,7 @@ public final class HTTPCache: Middleware, Sendable {
             return stale
         }
         counts.withLock { $0.misses += 1 }
-        keep(response, for: request, key: key, requestTime: requestTime)
+        await keep(response, for: request, key: key, requestTime: requestTime)
         return Self.tagged(response, status: "NAL; fwd=stale; fwd-status=\(response.statusCode)")
     }
 
@@ -285,15 +296,15 @@ public final class HTTPCache: Middleware, Sendable {
 
     /// Removes what a successful unsafe request made stale: its URL, and its response's same-origin `Location` and
     /// `Content-Location` (RFC 9111 §4.4).
-    private func invalidate(after response: Response, to url: URL) {
+    private func invalidate(after response: Response, to url: URL) async {
         guard (200..<400).contains(response.statusCode) else { return }
-        store.remove(Self.key(for: url))
+        await store.remove(Self.key(for: url))
         for field in ["Location", "Content-Location"] {
             guard let value = response.headers[field], let target = URL(string: value, relativeTo: url)?.absoluteURL,
                 target.scheme?.lowercased() == url.scheme?.lowercased(),
                 target.host?.lowercased() == url.host?.lowercased(), target.port == url.port
             else { continue }
-            store.remove(Self.key(for: target))
+            await store.remove(Self.key(for: target))
         }
     }
 

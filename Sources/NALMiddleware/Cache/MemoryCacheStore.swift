@@ -2,7 +2,7 @@ import NALLogging
 
 /// Stored responses in memory, by URL, least recently used first out once they take more than `maximumBytes`.
 /// Safe from any thread.
-final class MemoryCacheStore: Sendable {
+final class MemoryCacheStore: CacheStore {
     private struct Slot {
         /// The responses stored for one URL, one for each set of the values their `Vary` names; newest first.
         var variants: [CachedResponse]
@@ -23,14 +23,14 @@ final class MemoryCacheStore: Sendable {
         self.maximumBytes = max(0, maximumBytes)
     }
 
-    /// The responses stored for `key`, newest first, marking them used.
-    func variants(for key: String) -> [CachedResponse] {
+    /// The newest response stored for `key` that a request with `headers` selects, marking `key` used.
+    func response(for key: String, matching headers: [String: String]) -> CachedResponse? {
         state.withLock { state in
-            guard var slot = state.slots[key] else { return [] }
+            guard var slot = state.slots[key] else { return nil }
             state.clock += 1
             slot.lastUse = state.clock
             state.slots[key] = slot
-            return slot.variants
+            return slot.variants.first { $0.matches(headers) }
         }
     }
 

@@ -13,12 +13,13 @@ import Testing
 struct HTTPCacheTests {
     let clock = TestClock()
 
-    /// A cache in front of `origin`, and a client that sends through both.
+    /// A cache of `kind` in front of `origin`, and a client that sends through both.
     func harness(
-        maximumBytes: Int = 1 << 20, _ answer: @escaping @Sendable (URLRequest, Int) -> CacheTestOrigin.Answer
+        _ kind: CacheStoreKind = .memory, maximumBytes: Int = 1 << 20,
+        _ answer: @escaping @Sendable (URLRequest, Int) -> CacheTestOrigin.Answer
     ) -> (HTTPCache, CacheTestOrigin, Client<TestEndpoint>) {
         let clock = self.clock
-        let cache = HTTPCache(storage: .memory(maximumBytes: maximumBytes), clock: { clock.now })
+        let cache = HTTPCache(storage: kind.storage(maximumBytes: maximumBytes), clock: { clock.now })
         let origin = CacheTestOrigin(clock: clock, answer: answer)
         return (cache, origin, Client<TestEndpoint>(middleware: [cache], transport: origin))
     }
@@ -38,9 +39,11 @@ struct HTTPCacheTests {
         CacheTestOrigin.Answer(status: status, headers: headers, body: Data(body.utf8))
     }
 
-    @Test("a fresh response (max-age) is served from the cache with its Age; the first came from the network")
-    func freshHit() async throws {
-        let (cache, origin, client) = harness { _, _ in Self.answer(["Cache-Control": "max-age=60"]) }
+    @Test(
+        "a fresh response (max-age) is served from the cache with its Age; the first came from the network",
+        arguments: CacheStoreKind.allCases)
+    func freshHit(_ kind: CacheStoreKind) async throws {
+        let (cache, origin, client) = harness(kind) { _, _ in Self.answer(["Cache-Control": "max-age=60"]) }
         let first = try await client.request(Self.endpoint())
         #expect(HTTPCache.Outcome(first) == .network)
         clock.advance(by: 10)
@@ -52,9 +55,11 @@ struct HTTPCacheTests {
         #expect(cache.statistics == HTTPCache.Statistics(hits: 1, misses: 1, revalidations: 0, stores: 1))
     }
 
-    @Test("a stale response is revalidated with If-None-Match; a 304 updates its fields and it is fresh again")
-    func revalidationWithETag() async throws {
-        let (cache, origin, client) = harness { _, index in
+    @Test(
+        "a stale response is revalidated with If-None-Match; a 304 updates its fields and it is fresh again",
+        arguments: CacheStoreKind.allCases)
+    func revalidationWithETag(_ kind: CacheStoreKind) async throws {
+        let (cache, origin, client) = harness(kind) { _, index in
             index == 0
                 ? Self.answer(["Cache-Control": "max-age=10", "ETag": "\"v1\"", "X-Version": "1"], body: "one")
                 : Self.answer(
@@ -76,10 +81,12 @@ struct HTTPCacheTests {
         #expect(cache.statistics.revalidations == 1)
     }
 
-    @Test("Last-Modified is sent back as If-Modified-Since; a 200 instead of a 304 replaces the stored response")
-    func revalidationWithLastModified() async throws {
+    @Test(
+        "Last-Modified is sent back as If-Modified-Since; a 200 instead of a 304 replaces the stored response",
+        arguments: CacheStoreKind.allCases)
+    func revalidationWithLastModified(_ kind: CacheStoreKind) async throws {
         let modified = TestClock.httpDate(clock.now.addingTimeInterval(-3600))
-        let (_, origin, client) = harness { _, index in
+        let (_, origin, client) = harness(kind) { _, index in
             Self.answer(["Cache-Control": "max-age=5", "Last-Modified": modified], body: "v\(index)")
         }
         _ = try await client.request(Self.endpoint())
@@ -93,10 +100,12 @@ struct HTTPCacheTests {
         #expect(HTTPCache.Outcome(hit) == .hit)
     }
 
-    @Test("Expires minus Date gives the lifetime; an Expires that is not a date is already expired")
-    func expires() async throws {
+    @Test(
+        "Expires minus Date gives the lifetime; an Expires that is not a date is already expired",
+        arguments: CacheStoreKind.allCases)
+    func expires(_ kind: CacheStoreKind) async throws {
         let expires = TestClock.httpDate(clock.now.addingTimeInterval(30))
-        let (_, origin, client) = harness { request, _ in
+        let (_, origin, client) = harness(kind) { request, _ in
             request.url?.path == "/v1/good" ? Self.answer(["Expires": expires]) : Self.answer(["Expires": "0"])
         }
         _ = try await client.request(Self.endpoint("good"))
@@ -109,10 +118,12 @@ struct HTTPCacheTests {
         #expect(origin.requests.count == 4)
     }
 
-    @Test("max-age wins over Expires, and an Age from upstream counts against the lifetime")
-    func maxAgeAndAge() async throws {
+    @Test(
+        "max-age wins over Expires, and an Age from upstream counts against the lifetime",
+        arguments: CacheStoreKind.allCases)
+    func maxAgeAndAge(_ kind: CacheStoreKind) async throws {
         let expires = TestClock.httpDate(clock.now.addingTimeInterval(1000))
-        let (_, _, client) = harness { _, _ in
+        let (_, _, client) = harness(kind) { _, _ in
             Self.answer(["Cache-Control": "max-age=60", "Expires": expires, "Age": "50"])
         }
         _ = try await client.request(Self.endpoint())
@@ -124,10 +135,12 @@ struct HTTPCacheTests {
         #expect(HTTPCache.Outcome(try await client.request(Self.endpoint())) == .network)
     }
 
-    @Test("without explicit freshness, 10 % of the time since Last-Modified; a 302 without it is not stored")
-    func heuristicFreshness() async throws {
+    @Test(
+        "without explicit freshness, 10 % of the time since Last-Modified; a 302 without it is not stored",
+        arguments: CacheStoreKind.allCases)
+    func heuristicFreshness(_ kind: CacheStoreKind) async throws {
         let modified = TestClock.httpDate(clock.now.addingTimeInterval(-100))
-        let (_, origin, client) = harness { request, _ in
+        let (_, origin, client) = harness(kind) { request, _ in
             request.url?.path == "/v1/moved"
                 ? Self.answer(["Last-Modified": modified, "Location": "/v1/x"], status: 302)
                 : Self.answer(["Last-Modified": modified])
@@ -142,9 +155,11 @@ struct HTTPCacheTests {
         #expect(origin.requests.count == 4)
     }
 
-    @Test("no-store, in the response or the request, keeps nothing; Vary: * is not stored either")
-    func noStore() async throws {
-        let (cache, origin, client) = harness { request, _ in
+    @Test(
+        "no-store, in the response or the request, keeps nothing; Vary: * is not stored either",
+        arguments: CacheStoreKind.allCases)
+    func noStore(_ kind: CacheStoreKind) async throws {
+        let (cache, origin, client) = harness(kind) { request, _ in
             switch request.url?.path {
             case "/v1/no-store": Self.answer(["Cache-Control": "max-age=60, no-store"])
             case "/v1/vary-star": Self.answer(["Cache-Control": "max-age=60", "Vary": "*"])
@@ -160,9 +175,11 @@ struct HTTPCacheTests {
         #expect(cache.statistics.stores == 0)
     }
 
-    @Test("no-cache, from the response, the request or Pragma, revalidates every time")
-    func noCache() async throws {
-        let (_, origin, client) = harness { request, index in
+    @Test(
+        "no-cache, from the response, the request or Pragma, revalidates every time", arguments: CacheStoreKind.allCases
+    )
+    func noCache(_ kind: CacheStoreKind) async throws {
+        let (_, origin, client) = harness(kind) { request, index in
             let headers =
                 request.url?.path == "/v1/always"
                 ? ["Cache-Control": "no-cache, max-age=60", "ETag": "\"e\""]
@@ -180,9 +197,11 @@ struct HTTPCacheTests {
         #expect(origin.requests.count == 5)
     }
 
-    @Test("Vary: a request with the same value of the named field is served; another value goes to the network")
-    func vary() async throws {
-        let (_, origin, client) = harness { request, _ in
+    @Test(
+        "Vary: a request with the same value of the named field is served; another value goes to the network",
+        arguments: CacheStoreKind.allCases)
+    func vary(_ kind: CacheStoreKind) async throws {
+        let (_, origin, client) = harness(kind) { request, _ in
             Self.answer(
                 ["Cache-Control": "max-age=60", "Vary": "Accept-Language"],
                 body: request.value(forHTTPHeaderField: "Accept-Language") ?? "none")
@@ -201,9 +220,11 @@ struct HTTPCacheTests {
         #expect(origin.requests.count == 3)
     }
 
-    @Test("request directives: max-age, min-fresh, max-stale; must-revalidate refuses max-stale")
-    func requestDirectives() async throws {
-        let (_, origin, client) = harness { request, _ in
+    @Test(
+        "request directives: max-age, min-fresh, max-stale; must-revalidate refuses max-stale",
+        arguments: CacheStoreKind.allCases)
+    func requestDirectives(_ kind: CacheStoreKind) async throws {
+        let (_, origin, client) = harness(kind) { request, _ in
             request.url?.path == "/v1/strict"
                 ? Self.answer(["Cache-Control": "max-age=10, must-revalidate"])
                 : Self.answer(["Cache-Control": "max-age=10"])
@@ -233,9 +254,11 @@ struct HTTPCacheTests {
         #expect(origin.requests.count == 6)
     }
 
-    @Test("only-if-cached answers 504 when nothing stored fits, and serves what is fresh")
-    func onlyIfCached() async throws {
-        let (_, origin, client) = harness { _, _ in Self.answer(["Cache-Control": "max-age=10"]) }
+    @Test(
+        "only-if-cached answers 504 when nothing stored fits, and serves what is fresh",
+        arguments: CacheStoreKind.allCases)
+    func onlyIfCached(_ kind: CacheStoreKind) async throws {
+        let (_, origin, client) = harness(kind) { _, _ in Self.answer(["Cache-Control": "max-age=10"]) }
         let onlyCached = Self.endpoint(headers: ["Cache-Control": "only-if-cached"])
         let missing = try await client.request(onlyCached)
         #expect(missing.statusCode == 504)
@@ -247,9 +270,11 @@ struct HTTPCacheTests {
         #expect(origin.requests.count == 1)
     }
 
-    @Test("a successful POST removes its URL and its same-origin Location, not another origin's or after an error")
-    func invalidation() async throws {
-        let (_, origin, client) = harness { request, _ in
+    @Test(
+        "a successful POST removes its URL and its same-origin Location, not another origin's or after an error",
+        arguments: CacheStoreKind.allCases)
+    func invalidation(_ kind: CacheStoreKind) async throws {
+        let (_, origin, client) = harness(kind) { request, _ in
             switch (request.httpMethod, request.url?.path) {
             case ("POST", "/v1/r"):
                 Self.answer(
@@ -271,9 +296,11 @@ struct HTTPCacheTests {
         #expect(origin.requests.count == 7)
     }
 
-    @Test("cachePolicy as URLSession reads it: reload ignores, returnCacheDataElseLoad and DontLoad take stale data")
-    func cachePolicies() async throws {
-        let (_, origin, client) = harness { _, _ in Self.answer(["Cache-Control": "max-age=10"]) }
+    @Test(
+        "cachePolicy as URLSession reads it: reload ignores, returnCacheDataElseLoad and DontLoad take stale data",
+        arguments: CacheStoreKind.allCases)
+    func cachePolicies(_ kind: CacheStoreKind) async throws {
+        let (_, origin, client) = harness(kind) { _, _ in Self.answer(["Cache-Control": "max-age=10"]) }
         let offline = Self.endpoint(policy: .returnCacheDataDontLoad)
         #expect(try await client.request(offline).statusCode == 504)
         _ = try await client.request(Self.endpoint())
@@ -285,9 +312,11 @@ struct HTTPCacheTests {
         #expect(origin.requests.count == 2)
     }
 
-    @Test("stale-if-error serves the stale response for a 5xx or a failed call within its window, not after")
-    func staleIfError() async throws {
-        let (_, _, client) = harness { _, index in
+    @Test(
+        "stale-if-error serves the stale response for a 5xx or a failed call within its window, not after",
+        arguments: CacheStoreKind.allCases)
+    func staleIfError(_ kind: CacheStoreKind) async throws {
+        let (_, _, client) = harness(kind) { _, index in
             index == 0
                 ? Self.answer(["Cache-Control": "max-age=10, stale-if-error=30"], body: "kept")
                 : Self.answer([:], status: 503, body: "down")
@@ -301,9 +330,11 @@ struct HTTPCacheTests {
         #expect(try await client.request(Self.endpoint()).statusCode == 503)
     }
 
-    @Test("stale-while-revalidate serves a stale response within its window; past it, the server is asked")
-    func staleWhileRevalidate() async throws {
-        let (_, origin, client) = harness { _, _ in
+    @Test(
+        "stale-while-revalidate serves a stale response within its window; past it, the server is asked",
+        arguments: CacheStoreKind.allCases)
+    func staleWhileRevalidate(_ kind: CacheStoreKind) async throws {
+        let (_, origin, client) = harness(kind) { _, _ in
             Self.answer(["Cache-Control": "max-age=10, stale-while-revalidate=30"])
         }
         _ = try await client.request(Self.endpoint())
@@ -314,9 +345,11 @@ struct HTTPCacheTests {
         #expect(origin.requests.count == 2)
     }
 
-    @Test("Set-Cookie is never stored or served again; a 500 without explicit freshness is not stored")
-    func unstored() async throws {
-        let (cache, origin, client) = harness { request, _ in
+    @Test(
+        "Set-Cookie is never stored or served again; a 500 without explicit freshness is not stored",
+        arguments: CacheStoreKind.allCases)
+    func unstored(_ kind: CacheStoreKind) async throws {
+        let (cache, origin, client) = harness(kind) { request, _ in
             request.url?.path == "/v1/error"
                 ? Self.answer([:], status: 500) : Self.answer(["Cache-Control": "max-age=60", "Set-Cookie": "s=1"])
         }
@@ -344,21 +377,25 @@ struct HTTPCacheTests {
         #expect(HTTPCache.Outcome(try await client.request(Self.endpoint("b"))) == .network)
     }
 
-    @Test("removeAll and removeResponses(for:) empty the cache, all of it or one URL's")
-    func removal() async throws {
-        let (cache, origin, client) = harness { _, _ in Self.answer(["Cache-Control": "max-age=60"]) }
+    @Test(
+        "removeAll and removeResponses(for:) empty the cache, all of it or one URL's",
+        arguments: CacheStoreKind.allCases)
+    func removal(_ kind: CacheStoreKind) async throws {
+        let (cache, origin, client) = harness(kind) { _, _ in Self.answer(["Cache-Control": "max-age=60"]) }
         for path in ["a", "b"] { _ = try await client.request(Self.endpoint(path)) }
-        cache.removeResponses(for: try Self.endpoint("a").urlRequest())
+        await cache.removeResponses(for: try Self.endpoint("a").urlRequest())
         #expect(HTTPCache.Outcome(try await client.request(Self.endpoint("a"))) == .network)
         #expect(HTTPCache.Outcome(try await client.request(Self.endpoint("b"))) == .hit)
-        cache.removeAll()
+        await cache.removeAll()
         #expect(HTTPCache.Outcome(try await client.request(Self.endpoint("b"))) == .network)
         #expect(origin.requests.count == 4)
     }
 
-    @Test("two clients share one cache from many tasks at once: one call per URL once stored")
-    func sharedByClients() async throws {
-        let (cache, origin, first) = harness { request, _ in
+    @Test(
+        "two clients share one cache from many tasks at once: one call per URL once stored",
+        arguments: CacheStoreKind.allCases)
+    func sharedByClients(_ kind: CacheStoreKind) async throws {
+        let (cache, origin, first) = harness(kind) { request, _ in
             Self.answer(["Cache-Control": "max-age=60"], body: request.url?.path ?? "")
         }
         let second = Client<TestEndpoint>(middleware: [cache], transport: origin)
