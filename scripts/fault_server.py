@@ -749,6 +749,19 @@ def handle(sock, request, connection=None):
             sock.sendall(coded[first:])
         else:
             sock.sendall(head(200, headers + [("Content-Length", str(len(coded)))]) + coded)
+    elif path == "/unknown-coding":
+        # A body in a coding no client knows, named in Content-Encoding (IN=content), in Transfer-Encoding and
+        # framed by the close (IN=transfer), or in Transfer-Encoding under chunked (IN=transfer-chunked).
+        where = request.arg("in", "content")
+        body = b"sent as it is, in a coding named x-nal-unknown"
+        if where == "transfer":
+            sock.sendall(head(200, [("Transfer-Encoding", "x-nal-unknown"), ("Connection", "close")]) + body)
+            return False
+        if where == "transfer-chunked":
+            sock.sendall(head(200, [("Transfer-Encoding", "x-nal-unknown, chunked")]))
+            send_chunked(sock, [body])
+        else:
+            respond(sock, 200, body, headers=[("Content-Encoding", "x-nal-unknown")])
     elif path == "/truncated-gzip":
         whole = gzip.compress(bytes(range(256)) * 47, mtime=0)
         respond(sock, 200, whole[:6], headers=[("Content-Encoding", "gzip")])
