@@ -49,6 +49,10 @@ let package = Package(
             path: "Benchmarks/nal-bench",
             swiftSettings: strictSettings
         ),
+        // The HTTP cache in the shape the public cache test suite measures: a reverse proxy (Conformance/README.md).
+        .executableTarget(
+            name: "nal-cache-proxy", dependencies: ["NALCore", "NALMiddleware", "NALStubbing"],
+            path: "Conformance/nal-cache-proxy", swiftSettings: strictSettings),
         // Fuzz targets: the properties of every parser of untrusted text, run by libFuzzer (scripts/fuzz.sh) and
         // replayed on their corpora by NALFuzzTests.
         .target(

@@ -214,7 +214,9 @@ public final class HTTPCache: Middleware, Sendable {
 
     /// Stores `response` when RFC 9111 §3 lets a private cache store it.
     private func keep(_ response: Response, for request: URLRequest, key: String, requestTime: Date) async {
-        guard response.fileURL == nil, response.streamedBody == nil,
+        // A redirect the transport followed answered another URL: its response is not this URL's to keep.
+        let answered = response.httpResponse.url.map(Self.key) ?? key
+        guard answered == key, response.fileURL == nil, response.streamedBody == nil,
             let entry = CacheStorability.entry(
                 for: response, request: request, requestTime: requestTime, responseTime: clock())
         else { return }

@@ -40,6 +40,18 @@ struct HTTPCacheIntegrationTests {
         #expect(cache.statistics.revalidations == 1)
     }
 
+    @Test("a redirect the transport follows is not stored as the first URL's response")
+    func followedRedirect() async throws {
+        let target = "/cache/60?n=\(UUID().uuidString)"
+        let endpoint = HTTPBin.endpoint(
+            "redirect-to", requestType: .parameters(["url": .string(target)], encoding: URLEncoding.queryString))
+        let first = try await client.request(endpoint)
+        #expect(first.statusCode == 200)
+        #expect(HTTPCache.Outcome(first) == .network)
+        #expect(HTTPCache.Outcome(try await client.request(endpoint)) == .network)
+        #expect(cache.statistics.stores == 0)
+    }
+
     @Test("a response with Cache-Control: no-store is never stored")
     func noStore() async throws {
         let endpoint = HTTPBin.endpoint(
