@@ -4,7 +4,7 @@ enum BenchMain {
     /// Every scenario and reference; a module adds its own list here.
     static let allScenarios =
         Benchmark.prepareScenarios + Benchmark.logScenarios + Benchmark.clientScenarios + Benchmark.middlewareScenarios
-        + Benchmark.stubScenarios + Benchmark.fixtureScenarios + Benchmark.streamScenarios
+        + Benchmark.stubScenarios + Benchmark.fixtureScenarios + Benchmark.streamScenarios + Benchmark.cacheScenarios
 
     /// Exit statuses of a run with `--compare` or `--save-baseline`, the contract a user's CI relies on.
     enum Status {

@@ -67,7 +67,13 @@ package struct SHA256: Sendable {
     }
 
     private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
-        var words = [UInt32](repeating: 0, count: 64)
+        // On the stack: an array here was one allocation for every 64 bytes hashed.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { words in
+            compress(block, words: words)
+        }
+    }
+
+    private mutating func compress(_ block: UnsafeBufferPointer<UInt8>, words: UnsafeMutableBufferPointer<UInt32>) {
         for index in 0..<16 {
             words[index] =
                 UInt32(block[index * 4]) << 24 | UInt32(block[index * 4 + 1]) << 16 | UInt32(block[index * 4 + 2]) << 8

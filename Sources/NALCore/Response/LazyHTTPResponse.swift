@@ -2,7 +2,7 @@ import NALSupport
 import Synchronization
 
 #if canImport(FoundationNetworking)
-    import Foundation
+    package import Foundation
     package import FoundationNetworking
 #else
     package import Foundation
@@ -88,6 +88,12 @@ package final class LazyHTTPResponse: Sendable {
 
     /// Whether `response` has been made: for tests.
     package var isMade: Bool { built.load() != nil }
+
+    /// The URL that answered, without making Foundation's response.
+    package var url: URL? { head?.url ?? statusOnly.url }
+
+    /// The HTTP version the response came in, without making Foundation's response.
+    package var version: String { head?.version ?? "HTTP/1.1" }
 
     /// The header fields in name order, as `Response.headers` gives them.
     package var headers: HTTPHeaders {

@@ -66,6 +66,20 @@ public struct Response: Sendable {
 
     /// Whether `httpResponse` has been made: for tests of the transports that make it on first read.
     package var isHTTPResponseMade: Bool { head.isMade }
+
+    /// The URL that answered (after any redirect), without making `httpResponse`.
+    package var responseURL: URL? { head.url }
+
+    /// This response with `fields` as its header fields, in an `HTTPURLResponse` made only when it is read; `nil`
+    /// when Foundation cannot make a response of its URL and status.
+    package func replacingFields(with fields: [(name: String, value: String)]) -> Response? {
+        guard let url = head.url ?? request.url,
+            let newHead = LazyHTTPResponse(
+                ResponseHead(url: url, statusCode: statusCode, version: head.version, fields: fields))
+        else { return nil }
+        return Response(
+            request: request, head: newHead, data: data, timing: timing, fileURL: fileURL, streamedBody: streamedBody)
+    }
 }
 
 /// When a call started and how long it took.

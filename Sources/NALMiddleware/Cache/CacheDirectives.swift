@@ -47,46 +47,50 @@ struct CacheDirectives: Sendable, Equatable {
         return result
     }
 
-    /// The `name[=value]` pairs of one field value, names lowercased, quoted values unquoted.
+    /// The `name[=value]` pairs of one field value, names lowercased, quoted values unquoted. Read byte by byte:
+    /// it runs for every stored response a cache serves.
     private static func directives(in field: String) -> [(String, String?)] {
+        let bytes = Array(field.utf8)
+        let (comma, equals, quote, backslash) = (
+            UInt8(ascii: ","), UInt8(ascii: "="), UInt8(ascii: "\""), UInt8(ascii: "\\")
+        )
         var result: [(String, String?)] = []
-        var characters = Substring(field)
-        while !characters.isEmpty {
-            characters = characters.drop { $0 == " " || $0 == "\t" || $0 == "," }
-            let name = characters.prefix { $0 != "=" && $0 != "," }
-            characters = characters.dropFirst(name.count)
+        var index = 0
+        while index < bytes.count {
+            while index < bytes.count, isBlank(bytes[index]) || bytes[index] == comma { index += 1 }
+            let nameStart = index
+            while index < bytes.count, bytes[index] != equals, bytes[index] != comma { index += 1 }
+            let name = trimmed(bytes[nameStart..<index]).map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
             var value: String?
-            if characters.first == "=" {
-                characters = characters.dropFirst()
-                if characters.first == "\"" {
-                    var unquoted = ""
-                    var index = characters.index(after: characters.startIndex)
-                    while index < characters.endIndex, characters[index] != "\"" {
-                        if characters[index] == "\\", characters.index(after: index) < characters.endIndex {
-                            index = characters.index(after: index)
-                        }
-                        unquoted.append(characters[index])
-                        index = characters.index(after: index)
+            if index < bytes.count, bytes[index] == equals {
+                index += 1
+                if index < bytes.count, bytes[index] == quote {
+                    var unquoted: [UInt8] = []
+                    index += 1
+                    while index < bytes.count, bytes[index] != quote {
+                        if bytes[index] == backslash, index + 1 < bytes.count { index += 1 }
+                        unquoted.append(bytes[index])
+                        index += 1
                     }
-                    value = unquoted
-                    characters = characters[(index < characters.endIndex ? characters.index(after: index) : index)...]
-                    characters = characters.drop { $0 != "," }
+                    value = String(decoding: unquoted, as: UTF8.self)
+                    while index < bytes.count, bytes[index] != comma { index += 1 }
                 } else {
-                    let token = characters.prefix { $0 != "," }
-                    characters = characters.dropFirst(token.count)
-                    value = token.trimmingWhitespace()
+                    let valueStart = index
+                    while index < bytes.count, bytes[index] != comma { index += 1 }
+                    value = String(decoding: trimmed(bytes[valueStart..<index]), as: UTF8.self)
                 }
             }
-            let trimmed = name.trimmingWhitespace().lowercased()
-            if !trimmed.isEmpty { result.append((trimmed, value)) }
+            if !name.isEmpty { result.append((String(decoding: name, as: UTF8.self), value)) }
         }
         return result
     }
-}
 
-extension Substring {
-    /// Without the spaces and tabs at either end.
-    fileprivate func trimmingWhitespace() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    private static func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+
+    /// `bytes` without the spaces and tabs at either end.
+    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        guard let first = bytes.firstIndex(where: { !isBlank($0) }), let last = bytes.lastIndex(where: { !isBlank($0) })
+        else { return [] }
+        return bytes[first...last]
     }
 }

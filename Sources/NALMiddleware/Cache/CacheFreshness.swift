@@ -19,29 +19,32 @@ struct CacheFreshness: Sendable {
     static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
 
     init(_ response: CachedResponse, now: Date) {
-        let date = response.value("Date").flatMap(RetryAfter.httpDate) ?? response.responseTime
         // §4.2.3: the corrected initial age, then the time it has been kept.
-        let apparentAge = max(0, response.responseTime.timeIntervalSince(date))
-        let ageValue = Double(response.value("Age").map(CacheDirectives.deltaSeconds) ?? 0)
-        let responseDelay = max(0, response.responseTime.timeIntervalSince(response.requestTime))
-        let initialAge = max(apparentAge, ageValue + responseDelay)
         let residentTime = max(0, now.timeIntervalSince(response.responseTime))
-        age = Self.seconds(initialAge + residentTime)
-        lifetime = Self.lifetime(of: response, date: date)
+        age = Self.seconds(response.initialAge + residentTime)
+        lifetime = response.lifetime
+    }
+
+    /// §4.2.3: the larger of the apparent age (from `Date`) and `Age` plus the time the response took to arrive.
+    static func initialAge(date: Date, age: String?, requestTime: Date, responseTime: Date) -> Double {
+        let apparentAge = max(0, responseTime.timeIntervalSince(date))
+        let ageValue = Double(age.map(CacheDirectives.deltaSeconds) ?? 0)
+        let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
+        return max(apparentAge, ageValue + responseDelay)
     }
 
     /// §4.2.1: `max-age`, else `Expires` minus `Date`, else a heuristic from `Last-Modified`.
-    private static func lifetime(of response: CachedResponse, date: Date) -> Int {
-        let directives = response.directives
+    static func lifetime(
+        status: Int, directives: CacheDirectives, date: Date, expires: String?, lastModified: String?
+    ) -> Int {
         if let maxAge = directives.seconds("max-age") { return maxAge }
-        let expiresValues = response.values("Expires")
-        if let expires = expiresValues.first {
+        if let expires {
             // An Expires that is not a date (0, -1, garbage) means already expired (§5.3).
             guard let when = RetryAfter.httpDate(expires) else { return 0 }
             return seconds(when.timeIntervalSince(date))
         }
-        guard heuristicallyCacheable.contains(response.statusCode) || directives.has("public"),
-            let modified = response.value("Last-Modified").flatMap(RetryAfter.httpDate)
+        guard heuristicallyCacheable.contains(status) || directives.has("public"),
+            let modified = lastModified.flatMap(RetryAfter.httpDate)
         else { return 0 }
         return seconds(date.timeIntervalSince(modified) * heuristicFraction)
     }

@@ -14,16 +14,14 @@ extension CachedResponse {
     /// This response with the fields of a 304 that confirmed it (§3.2, §4.3.4): each field the 304 has replaces the
     /// stored one of its name; its times are the revalidation's.
     func revalidated(by notModified: Response, requestTime: Date, responseTime: Date) -> CachedResponse {
-        var updated = self
         let incoming = notModified.headers.fields.filter {
             let name = $0.name.lowercased()
             return !CacheStorability.unstoredFields.contains(name) && !Self.keptOnUpdate.contains(name)
         }
         let replaced = Set(incoming.map { $0.name.lowercased() })
-        updated.fields = fields.filter { !replaced.contains($0.name.lowercased()) } + incoming
-        updated.requestTime = requestTime
-        updated.responseTime = responseTime
-        return updated
+        return CachedResponse(
+            statusCode: statusCode, fields: fields.filter { !replaced.contains($0.name.lowercased()) } + incoming,
+            body: body, varying: varying, requestTime: requestTime, responseTime: responseTime)
     }
 
     /// Whether this stale response may stand in for an error (a failed call, a 5xx): `stale-if-error` (RFC 5861 §4)

@@ -1,28 +1,56 @@
 import Foundation
+import NALSupport
 
 /// A response as the cache keeps it: its head, its body, the request header values its `Vary` names, and when it
-/// was asked for and received (for its age, RFC 9111 §4.2.3).
+/// was asked for and received (for its age, RFC 9111 §4.2.3). What every hit reads (its directives, its initial age,
+/// its lifetime) is worked out once, when it is made.
 struct CachedResponse: Sendable {
-    var statusCode: Int
+    let statusCode: Int
     /// The response's header fields, in order, without the hop-by-hop ones.
-    var fields: [(name: String, value: String)]
-    var body: Data
+    let fields: [(name: String, value: String)]
+    let body: Data
     /// The lowercased names `Vary` lists, with the values the request that stored it had (`nil`: absent).
     var varying: [(name: String, value: String?)]
     /// When the request that fetched it (or last revalidated it) was sent, and when its response arrived.
-    var requestTime: Date
-    var responseTime: Date
+    let requestTime: Date
+    let responseTime: Date
+    /// The response's cache directives.
+    let directives: CacheDirectives
+    /// Its corrected initial age in seconds (§4.2.3): how old it was when it arrived.
+    let initialAge: Double
+    /// Seconds for which it is fresh from its making (§4.2.1); 0 when it is stale at once.
+    let lifetime: Int
 
-    /// The values of every field named `name`, in order.
-    func values(_ name: String) -> [String] {
-        fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+    init(
+        statusCode: Int, fields: [(name: String, value: String)], body: Data,
+        varying: [(name: String, value: String?)], requestTime: Date, responseTime: Date
+    ) {
+        self.statusCode = statusCode
+        self.fields = fields
+        self.body = body
+        self.varying = varying
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+        directives = CacheDirectives(Self.values("Cache-Control", in: fields))
+        let date = Self.values("Date", in: fields).first.flatMap(RetryAfter.httpDate) ?? responseTime
+        initialAge = CacheFreshness.initialAge(
+            date: date, age: Self.values("Age", in: fields).first, requestTime: requestTime, responseTime: responseTime)
+        lifetime = CacheFreshness.lifetime(
+            status: statusCode, directives: directives, date: date, expires: Self.values("Expires", in: fields).first,
+            lastModified: Self.values("Last-Modified", in: fields).first)
     }
 
-    /// The first value of `name`.
-    func value(_ name: String) -> String? { values(name).first }
+    /// The values of every field named `name`, in order.
+    func values(_ name: String) -> [String] { Self.values(name, in: fields) }
 
-    /// The response's cache directives.
-    var directives: CacheDirectives { CacheDirectives(values("Cache-Control")) }
+    /// The first value of `name`.
+    func value(_ name: String) -> String? {
+        fields.first { HTTPToken.equalsIgnoringASCIICase($0.name, name) }?.value
+    }
+
+    private static func values(_ name: String, in fields: [(name: String, value: String)]) -> [String] {
+        fields.filter { HTTPToken.equalsIgnoringASCIICase($0.name, name) }.map(\.value)
+    }
 
     /// Roughly the memory it takes: its body and its fields.
     var cost: Int {

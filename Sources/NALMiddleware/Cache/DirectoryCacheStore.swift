@@ -19,6 +19,8 @@ import NALSupport
 ///   made, least recently used first, before a file is written.
 /// - File names are salted digests of the URL, and the values of `Authorization`, `Cookie` and
 ///   `Proxy-Authorization` that a `Vary` names are kept only as salted digests: no credential is written in clear.
+/// - The entries used last, up to a quarter of `maximumBytes` and at most 8 MiB, are also kept decoded in memory, as
+///   `URLCache` keeps its memory capacity beside its disk capacity: a hit on one of them reads no file.
 /// - All file work runs on one dispatch queue of the store's, never on Swift's cooperative pool. One store serves a
 ///   folder in a process (`HTTPCache`s made for the same folder share it); a lock file, held until the process
 ///   ends, keeps a second process out, whose cache then stores nothing (with a warning).
@@ -38,7 +40,12 @@ final class DirectoryCacheStore: CacheStore {
         let name: String
         var bytes: Int
         var lastUse: UInt64
+        /// The response, when it is among those kept in memory.
+        var loaded: CachedResponse?
     }
+
+    /// The most bytes of decoded entries kept in memory.
+    let memoryBytes: Int
 
     private struct State {
         var opened = false
@@ -48,12 +55,15 @@ final class DirectoryCacheStore: CacheStore {
         var entries: [String: [Entry]] = [:]
         /// The bytes of the folder's files that the bound counts.
         var bytes = 0
+        /// The bytes of the entries kept decoded in memory.
+        var loadedBytes = 0
         var useClock: UInt64 = 0
     }
 
     private init(folder: URL, maximumBytes: Int, writeProbe: (@Sendable (URL) -> Void)?) {
         self.folder = folder.standardizedFileURL
         self.maximumBytes = max(0, maximumBytes)
+        memoryBytes = min(self.maximumBytes / 4, 8 << 20)
         self.writeProbe = writeProbe
     }
 
@@ -99,7 +109,37 @@ final class DirectoryCacheStore: CacheStore {
     // MARK: - CacheStore
 
     func response(for key: String, matching headers: [String: String]) async -> CachedResponse? {
-        await onQueue { store in store.read(key, matching: headers) }
+        switch fromMemory(key, matching: headers) {
+        case .found(let response): return response
+        case .absent: return nil
+        case .unknown: return await onQueue { store in store.read(key, matching: headers) }
+        }
+    }
+
+    private enum MemoryAnswer {
+        case found(CachedResponse)
+        /// Every entry of the key is in memory, and none matches.
+        case absent
+        /// The files must be read.
+        case unknown
+    }
+
+    /// The answer from the entries kept in memory, without touching a file.
+    private func fromMemory(_ key: String, matching headers: [String: String]) -> MemoryAnswer {
+        guard let salt = state.withLock({ $0.lock != nil ? $0.salt : nil }) else { return .unknown }
+        let digest = digest(key, salt: salt)
+        let protectedHeaders = protected(headers, salt: salt)
+        return state.withLock { state in
+            guard let candidates = state.entries[digest] else { return .absent }
+            for (index, entry) in candidates.enumerated() {
+                guard let response = entry.loaded else { return .unknown }
+                guard response.matches(protectedHeaders) else { continue }
+                state.useClock += 1
+                state.entries[digest]?[index].lastUse = state.useClock
+                return .found(response)
+            }
+            return .absent
+        }
     }
 
     func store(_ response: CachedResponse, for key: String) async {
@@ -222,26 +262,29 @@ final class DirectoryCacheStore: CacheStore {
         let digest = digest(key)
         let candidates = state.withLock { $0.entries[digest] ?? [] }
         guard !candidates.isEmpty else { return nil }
-        var protectedHeaders = headers
-        for (name, value) in headers where Self.credentialFields.contains(name.lowercased()) {
-            protectedHeaders[name] = protectedValue(value, of: name)
-        }
+        let protectedHeaders = protected(headers, salt: state.withLock { $0.salt })
         for entry in candidates {
-            guard let bytes = CacheFolder.contents(of: folder.appendingPathComponent(entry.name), atMost: maximumBytes),
-                let response = CacheEntryFile.decode(bytes, keyDigest: digest)
-            else {
-                drop(entry, digest: digest)
-                continue
+            let response: CachedResponse
+            if let loaded = entry.loaded {
+                response = loaded
+            } else {
+                guard let bytes = CacheFolder.contents(of: file(entry.name), atMost: maximumBytes),
+                    let decoded = CacheEntryFile.decode(bytes, keyDigest: digest)
+                else {
+                    drop(entry, digest: digest)
+                    continue
+                }
+                response = decoded
             }
-            guard response.matches(protectedHeaders) else { continue }
             state.withLock { state in
-                state.useClock += 1
-                let clock = state.useClock
-                if let index = state.entries[digest]?.firstIndex(where: { $0.name == entry.name }) {
-                    state.entries[digest]?[index].lastUse = clock
+                guard let index = state.entries[digest]?.firstIndex(where: { $0.name == entry.name }) else { return }
+                if entry.loaded == nil { keepLoaded(response, at: index, digest: digest, in: &state) }
+                if response.matches(protectedHeaders) {
+                    state.useClock += 1
+                    state.entries[digest]?[index].lastUse = state.useClock
                 }
             }
-            return response
+            if response.matches(protectedHeaders) { return response }
         }
         return nil
     }
@@ -251,7 +294,7 @@ final class DirectoryCacheStore: CacheStore {
         let digest = digest(key)
         let selector = response.varying.map { "\($0.name)\u{0}\($0.value.map { "+" + $0 } ?? "-")" }
             .joined(separator: "\u{0}")
-        let name = "\(digest)-\(hash(selector).prefix(24))\(Self.entrySuffix)"
+        let name = "\(digest)-\(hash(selector, salt: state.withLock { $0.salt }).prefix(24))\(Self.entrySuffix)"
         let bytes = CacheEntryFile.encode(response, keyDigest: digest)
         let replaced = state.withLock { $0.entries[digest]?.first { $0.name == name } }
         guard bytes.count <= maximumBytes - state.withLock({ $0.salt.count }) else {
@@ -276,11 +319,13 @@ final class DirectoryCacheStore: CacheStore {
             var list = state.entries[digest] ?? []
             if let index = list.firstIndex(where: { $0.name == name }) {
                 state.bytes -= list[index].bytes
+                state.loadedBytes -= list[index].loaded?.cost ?? 0
                 list.remove(at: index)
             }
             state.useClock += 1
             list.insert(Entry(name: name, bytes: bytes.count, lastUse: state.useClock), at: 0)
             state.entries[digest] = list
+            keepLoaded(response, at: 0, digest: digest, in: &state)
         }
     }
 
@@ -299,35 +344,72 @@ final class DirectoryCacheStore: CacheStore {
         }
     }
 
+    /// Keeps `response`, the entry at `index` of `digest`'s list, decoded in memory, making room there least
+    /// recently used first.
+    private func keepLoaded(_ response: CachedResponse, at index: Int, digest: String, in state: inout State) {
+        let cost = response.cost
+        guard cost <= memoryBytes, state.entries[digest]?[index].loaded == nil else { return }
+        state.entries[digest]?[index].loaded = response
+        state.loadedBytes += cost
+        while state.loadedBytes > memoryBytes {
+            let loaded = state.entries.flatMap { key, list in
+                list.indices.compactMap { list[$0].loaded == nil ? nil : (key, $0, list[$0].lastUse) }
+            }
+            guard let oldest = loaded.min(by: { $0.2 < $1.2 }) else { return }
+            state.loadedBytes -= state.entries[oldest.0]?[oldest.1].loaded?.cost ?? 0
+            state.entries[oldest.0]?[oldest.1].loaded = nil
+        }
+    }
+
     /// Forgets `entry` and deletes its file.
     private func drop(_ entry: Entry, digest: String) {
         state.withLock { state in
             guard let index = state.entries[digest]?.firstIndex(where: { $0.name == entry.name }) else { return }
-            state.entries[digest]?.remove(at: index)
+            let removed = state.entries[digest]?.remove(at: index)
             if state.entries[digest]?.isEmpty == true { state.entries[digest] = nil }
             state.bytes -= entry.bytes
+            state.loadedBytes -= removed?.loaded?.cost ?? 0
         }
-        CacheFolder.remove(folder.appendingPathComponent(entry.name))
+        CacheFolder.remove(file(entry.name))
     }
 
     /// Deletes the file of an entry already taken out of the index.
     private func delete(_ entry: Entry) {
-        state.withLock { $0.bytes -= entry.bytes }
-        CacheFolder.remove(folder.appendingPathComponent(entry.name))
+        state.withLock { state in
+            state.bytes -= entry.bytes
+            state.loadedBytes -= entry.loaded?.cost ?? 0
+        }
+        CacheFolder.remove(file(entry.name))
+    }
+
+    /// The file of the entry named `name`.
+    private func file(_ name: String) -> URL {
+        URL(fileURLWithPath: folder.path + "/" + name, isDirectory: false)
     }
 
     /// The salted digest of `key`, as file names start.
-    private func digest(_ key: String) -> String { String(hash(key).prefix(40)) }
-
-    /// A Vary value as it is kept: credentials as salted digests.
-    private func protectedValue(_ value: String?, of name: String) -> String? {
-        guard let value, Self.credentialFields.contains(name.lowercased()) else { return value }
-        return "sha256:" + hash(value)
+    private func digest(_ key: String, salt: [UInt8]? = nil) -> String {
+        String(hash(key, salt: salt ?? state.withLock { $0.salt }).prefix(40))
     }
 
-    private func hash(_ text: String) -> String {
+    /// A Vary value as it is kept: credentials as salted digests.
+    private func protectedValue(_ value: String?, of name: String, salt: [UInt8]? = nil) -> String? {
+        guard let value, Self.credentialFields.contains(name.lowercased()) else { return value }
+        return "sha256:" + hash(value, salt: salt ?? state.withLock { $0.salt })
+    }
+
+    /// `headers` with the values of credentials as they are kept.
+    private func protected(_ headers: [String: String], salt: [UInt8]) -> [String: String] {
+        var protected = headers
+        for (name, value) in headers where Self.credentialFields.contains(name.lowercased()) {
+            protected[name] = protectedValue(value, of: name, salt: salt)
+        }
+        return protected
+    }
+
+    private func hash(_ text: String, salt: [UInt8]) -> String {
         var hasher = SHA256()
-        hasher.update(state.withLock { $0.salt })
+        hasher.update(salt)
         hasher.update(Array(text.utf8))
         return hasher.finalizeHex()
     }

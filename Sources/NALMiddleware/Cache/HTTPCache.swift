@@ -1,5 +1,6 @@
 public import NALCore
 import NALLogging
+import NALSupport
 
 #if canImport(FoundationNetworking)
     public import Foundation
@@ -268,20 +269,16 @@ public final class HTTPCache: Middleware, Sendable {
     /// `stored` as the response to `request`, with its age and where it came from (`status`, a `Cache-Status` entry);
     /// `nil` when Foundation cannot make its head. A response served without a call counts as a hit.
     private func served(_ stored: CachedResponse, to request: URLRequest, age: Int, status: String) -> Response? {
-        var fields: [String: String] = [:]
-        for (name, value) in stored.fields where name.caseInsensitiveCompare("Age") != .orderedSame {
-            fields[name] = fields[name].map { "\($0), \(value)" } ?? value
-        }
-        fields["Age"] = String(age)
-        fields[Self.statusField] = status
+        var fields = stored.fields.filter { !HTTPToken.equalsIgnoringASCIICase($0.name, "Age") }
+        fields.append((name: "Age", value: String(age)))
+        fields.append((name: Self.statusField, value: status))
         guard let url = request.url,
-            let head = HTTPURLResponse(
-                url: url, statusCode: stored.statusCode, httpVersion: "HTTP/1.1", headerFields: fields)
+            let head = LazyHTTPResponse(
+                ResponseHead(url: url, statusCode: stored.statusCode, version: "HTTP/1.1", fields: fields))
         else { return nil }
         if status.hasPrefix("NAL; hit") { counts.withLock { $0.hits += 1 } }
         return Response(
-            request: request, httpResponse: head, data: stored.body,
-            timing: ResponseTiming(start: Date(), duration: .zero))
+            request: request, head: head, data: stored.body, timing: ResponseTiming(start: Date(), duration: .zero))
     }
 
     /// The 504 of `only-if-cached` (RFC 9111 §5.2.1.7) when nothing stored fits.
@@ -312,16 +309,12 @@ public final class HTTPCache: Middleware, Sendable {
 
     /// `response` with `status` added to its `Cache-Status` field.
     static func tagged(_ response: Response, status: String) -> Response {
-        var fields = Dictionary(
-            response.headers.fields.map { ($0.name, $0.value) },
-            uniquingKeysWith: { first, second in "\(first), \(second)" })
-        fields[statusField] = fields[statusField].map { "\($0), \(status)" } ?? status
-        guard let url = response.httpResponse.url ?? response.request.url,
-            let head = HTTPURLResponse(
-                url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1", headerFields: fields)
-        else { return response }
-        return Response(
-            request: response.request, httpResponse: head, data: response.data, timing: response.timing,
-            fileURL: response.fileURL, streamedBody: response.streamedBody)
+        var fields = response.headers.fields.map { (name: $0.name, value: $0.value) }
+        if let index = fields.firstIndex(where: { HTTPToken.equalsIgnoringASCIICase($0.name, statusField) }) {
+            fields[index].value += ", \(status)"
+        } else {
+            fields.append((name: statusField, value: status))
+        }
+        return response.replacingFields(with: fields) ?? response
     }
 }
