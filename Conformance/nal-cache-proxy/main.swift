@@ -83,7 +83,13 @@ server.stub(.any) { request in
     let forwarded = Forwarded(
         baseURL: targetURL, method: HTTPMethod(rawValue: request.httpMethod ?? "GET"),
         requestType: body.isEmpty ? .plain : .data(body), headers: headers)
-    let response = try await client.request(forwarded)
+    let response: Response
+    do {
+        response = try await client.request(forwarded)
+    } catch {
+        // As a proxy answers when its upstream fails: the client sees a status, not a dropped connection.
+        return StubResponse(status: 502, headers: ["Content-Type": "text/plain"], body: Data("\(error)".utf8))
+    }
     var fields: [String: String] = [:]
     for field in response.headers.fields where !hopByHop.contains(field.name.lowercased()) {
         fields[field.name] = fields[field.name].map { "\($0), \(field.value)" } ?? field.value

@@ -28,19 +28,26 @@ struct CacheFreshness: Sendable {
     /// §4.2.3: the larger of the apparent age (from `Date`) and `Age` plus the time the response took to arrive.
     static func initialAge(date: Date, age: String?, requestTime: Date, responseTime: Date) -> Double {
         let apparentAge = max(0, responseTime.timeIntervalSince(date))
-        let ageValue = Double(age.map(CacheDirectives.deltaSeconds) ?? 0)
+        let ageValue = Double(age.map(Self.ageSeconds) ?? 0)
         let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
         return max(apparentAge, ageValue + responseDelay)
     }
 
+    /// The seconds of an `Age` value: its first list member (a second `Age` line counts as a later member), before
+    /// any parameter; 0 when that is not delta-seconds (a negative, a fraction, a word), as if it were absent.
+    static func ageSeconds(_ value: String) -> Int {
+        let first = value.prefix { $0 != "," }.prefix { $0 != ";" }
+        return CacheDirectives.deltaSeconds(first.trimmingCharacters(in: .whitespaces))
+    }
+
     /// §4.2.1: `max-age`, else `Expires` minus `Date`, else a heuristic from `Last-Modified`.
     static func lifetime(
-        status: Int, directives: CacheDirectives, date: Date, expires: String?, lastModified: String?
+        status: Int, directives: CacheDirectives, date: Date, expires: [String], lastModified: String?
     ) -> Int {
         if let maxAge = directives.seconds("max-age") { return maxAge }
-        if let expires {
-            // An Expires that is not a date (0, -1, garbage) means already expired (§5.3).
-            guard let when = RetryAfter.httpDate(expires) else { return 0 }
+        if !expires.isEmpty {
+            // An Expires that is not one HTTP-date (0, -1, garbage, two lines) means already expired (§5.3).
+            guard expires.count == 1, let when = HTTPDate.parse(expires[0]) else { return 0 }
             return seconds(when.timeIntervalSince(date))
         }
         guard heuristicallyCacheable.contains(status) || directives.has("public"),

@@ -36,7 +36,7 @@ struct CachedResponse: Sendable {
         initialAge = CacheFreshness.initialAge(
             date: date, age: Self.values("Age", in: fields).first, requestTime: requestTime, responseTime: responseTime)
         lifetime = CacheFreshness.lifetime(
-            status: statusCode, directives: directives, date: date, expires: Self.values("Expires", in: fields).first,
+            status: statusCode, directives: directives, date: date, expires: Self.values("Expires", in: fields),
             lastModified: Self.values("Last-Modified", in: fields).first)
     }
 

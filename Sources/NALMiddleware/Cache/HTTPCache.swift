@@ -268,17 +268,36 @@ public final class HTTPCache: Middleware, Sendable {
 
     /// `stored` as the response to `request`, with its age and where it came from (`status`, a `Cache-Status` entry);
     /// `nil` when Foundation cannot make its head. A response served without a call counts as a hit.
+    ///
+    /// A request with a `Range` gets a 206 of the bytes it asks for, cut from a whole stored 200; a range the cache
+    /// cannot cut (several ranges, past the end, a stored response that is not a 200) gives `nil`, and the server
+    /// answers it.
     private func served(_ stored: CachedResponse, to request: URLRequest, age: Int, status: String) -> Response? {
+        var statusCode = stored.statusCode
+        var body = stored.body
         var fields = stored.fields.filter { !HTTPToken.equalsIgnoringASCIICase($0.name, "Age") }
+        if let range = request.value(forHTTPHeaderField: "Range") {
+            guard stored.statusCode == 200, let offsets = CacheRange.offsets(range, length: body.count) else {
+                return nil
+            }
+            let start = body.startIndex + offsets.lowerBound
+            body = body.subdata(in: start..<(start + offsets.count))
+            statusCode = 206
+            fields.removeAll { HTTPToken.equalsIgnoringASCIICase($0.name, "Content-Length") }
+            fields.append((name: "Content-Length", value: String(body.count)))
+            fields.append(
+                (name: "Content-Range", value: "bytes \(offsets.lowerBound)-\(offsets.upperBound)/\(stored.body.count)")
+            )
+        }
         fields.append((name: "Age", value: String(age)))
         fields.append((name: Self.statusField, value: status))
         guard let url = request.url,
             let head = LazyHTTPResponse(
-                ResponseHead(url: url, statusCode: stored.statusCode, version: "HTTP/1.1", fields: fields))
+                ResponseHead(url: url, statusCode: statusCode, version: "HTTP/1.1", fields: fields))
         else { return nil }
         if status.hasPrefix("NAL; hit") { counts.withLock { $0.hits += 1 } }
         return Response(
-            request: request, head: head, data: stored.body, timing: ResponseTiming(start: Date(), duration: .zero))
+            request: request, head: head, data: body, timing: ResponseTiming(start: Date(), duration: .zero))
     }
 
     /// The 504 of `only-if-cached` (RFC 9111 §5.2.1.7) when nothing stored fits.

@@ -119,6 +119,61 @@ struct HTTPCacheTests {
     }
 
     @Test(
+        "an Expires that is not one strict HTTP-date (UTC, no comma, two fields) is past; a good one is fresh",
+        arguments: CacheStoreKind.allCases)
+    func strictExpires(_ kind: CacheStoreKind) async throws {
+        let (_, origin, client) = harness(kind) { request, _ in
+            let expires = request.url?.lastPathComponent ?? ""
+            return Self.answer(["Expires": expires == "good" ? "Thu, 18 Aug 2050 02:01:18 GMT" : expires])
+        }
+        for path in ["Thu, 18 Aug 2050 02:01:18 UTC", "Thu 18 Aug 2050 02:01:18 GMT", "good"] {
+            _ = try await client.request(Self.endpoint(path))
+            let second = try await client.request(Self.endpoint(path))
+            #expect(HTTPCache.Outcome(second) == (path == "good" ? .hit : .network), "\(path)")
+        }
+        #expect(origin.requests.count == 5)
+    }
+
+    @Test(
+        "Age counts from its first member: `7200, 0` makes a max-age=3600 response stale, `0, 7200` does not",
+        arguments: CacheStoreKind.allCases)
+    func ageMembers(_ kind: CacheStoreKind) async throws {
+        let (_, _, client) = harness(kind) { request, _ in
+            Self.answer(["Cache-Control": "max-age=3600", "Age": request.url?.lastPathComponent ?? ""])
+        }
+        for (age, outcome) in [("7200, 0", HTTPCache.Outcome.network), ("0, 7200", .hit), ("7200;x=1", .network)] {
+            _ = try await client.request(Self.endpoint(age))
+            #expect(HTTPCache.Outcome(try await client.request(Self.endpoint(age))) == outcome, "\(age)")
+        }
+    }
+
+    @Test(
+        "a Range request is answered from a stored 200 with a 206 of its bytes; what it cannot cut goes to the server",
+        arguments: CacheStoreKind.allCases)
+    func ranges(_ kind: CacheStoreKind) async throws {
+        let (_, origin, client) = harness(kind) { request, _ in
+            request.value(forHTTPHeaderField: "Range") == nil
+                ? Self.answer(["Cache-Control": "max-age=60", "X-Stored": "yes"], body: "01234567890")
+                : Self.answer(["Content-Range": "bytes 0-1/11"], status: 206, body: "01")
+        }
+        _ = try await client.request(Self.endpoint())
+        for (range, text, content) in [("bytes=0-1", "01", "bytes 0-1/11"), ("bytes=-3", "890", "bytes 8-10/11")] {
+            let part = try await client.request(Self.endpoint(headers: ["Range": range]))
+            #expect(HTTPCache.Outcome(part) == .hit)
+            #expect(part.statusCode == 206)
+            #expect(part.string() == text)
+            #expect(part.headers["Content-Range"] == content)
+            #expect(part.headers["Content-Length"] == String(text.utf8.count))
+            #expect(part.headers["X-Stored"] == "yes")
+        }
+        let several = try await client.request(Self.endpoint(headers: ["Range": "bytes=0-1,3-4"]))
+        #expect(HTTPCache.Outcome(several) == .network)
+        #expect(origin.requests.count == 2)
+        // The server's 206 replaced nothing: the whole body is still served.
+        #expect(try await client.request(Self.endpoint()).string() == "01234567890")
+    }
+
+    @Test(
         "max-age wins over Expires, and an Age from upstream counts against the lifetime",
         arguments: CacheStoreKind.allCases)
     func maxAgeAndAge(_ kind: CacheStoreKind) async throws {
