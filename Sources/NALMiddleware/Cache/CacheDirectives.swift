@@ -24,6 +24,9 @@ struct CacheDirectives: Sendable, Equatable {
     /// Whether `name` is present with a value.
     func hasValue(_ name: String) -> Bool { (values[name] ?? nil) != nil }
 
+    /// The value of `name`, `nil` when it is absent or has none.
+    func value(_ name: String) -> String? { values[name] ?? nil }
+
     /// The number of seconds of `name`, `nil` when it is absent; 0 when its value is not a number.
     func seconds(_ name: String) -> Int? {
         guard let value = values[name] else { return nil }

@@ -47,7 +47,10 @@ struct CacheRequest {
         // URLSession's offline policies use whatever is stored, however old.
         if policy == .returnCacheDataElseLoad || policy == .returnCacheDataDontLoad { return .serve }
         let response = stored.directives
-        if policy == .reloadRevalidatingCacheData || directives.has("no-cache") || response.has("no-cache") {
+        // A no-cache that names fields (`no-cache="Set-Cookie"`) only keeps those fields out of the store (§5.2.2.4).
+        if policy == .reloadRevalidatingCacheData || directives.has("no-cache")
+            || response.has("no-cache") && !response.hasValue("no-cache")
+        {
             return .revalidate
         }
         if let maxAge = directives.seconds("max-age"), freshness.age > maxAge { return .revalidate }

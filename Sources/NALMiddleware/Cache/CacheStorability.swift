@@ -16,7 +16,8 @@ enum CacheStorability {
         "set-cookie", "set-cookie2", "cache-status",
     ]
 
-    /// The entry to store for `response` to `request`, or `nil` when it may not be stored.
+    /// The entry to store for `response` to `request`, or `nil` when it may not be stored. The fields a `Connection`
+    /// field names (hop-by-hop, RFC 9110 §7.6.1) and those a `no-cache="…"` names (RFC 9111 §5.2.2.4) are left out.
     static func entry(
         for response: Response, request: URLRequest, requestTime: Date, responseTime: Date
     ) -> CachedResponse? {
@@ -42,8 +43,14 @@ enum CacheStorability {
         let varying = varyNames.map { name in
             (name: name, value: headers.first { $0.key.lowercased() == name }?.value)
         }
+        let named = Set(
+            (fields.filter { $0.name.lowercased() == "connection" }.map(\.value) + [directives.value("no-cache") ?? ""])
+                .flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
         return CachedResponse(
-            statusCode: status, fields: fields.filter { !unstoredFields.contains($0.name.lowercased()) },
+            statusCode: status,
+            fields: fields.filter {
+                !unstoredFields.contains($0.name.lowercased()) && !named.contains($0.name.lowercased())
+            },
             body: response.data, varying: varying, requestTime: requestTime, responseTime: responseTime)
     }
 }

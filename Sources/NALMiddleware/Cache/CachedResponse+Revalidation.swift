@@ -28,7 +28,7 @@ extension CachedResponse {
     /// covers its staleness, and nothing forbids serving it stale.
     func allowsStale(afterError freshness: CacheFreshness) -> Bool {
         let directives = self.directives
-        guard !directives.has("must-revalidate"), !directives.has("no-cache"),
+        guard !directives.has("must-revalidate"), !directives.has("no-cache") || directives.hasValue("no-cache"),
             let window = directives.seconds("stale-if-error")
         else { return false }
         return freshness.staleness <= window

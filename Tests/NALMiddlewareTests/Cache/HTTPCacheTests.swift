@@ -174,6 +174,25 @@ struct HTTPCacheTests {
     }
 
     @Test(
+        "fields a Connection or a no-cache=\"…\" names are not stored; a no-cache that names fields forces no revalidation",
+        arguments: CacheStoreKind.allCases)
+    func namedFieldsLeftOut(_ kind: CacheStoreKind) async throws {
+        let (_, origin, client) = harness(kind) { _, _ in
+            Self.answer([
+                "Cache-Control": "max-age=60, no-cache=\"X-Secret, X-Other\"", "X-Secret": "s", "X-Other": "o",
+                "Connection": "X-Hop", "X-Hop": "h", "X-Kept": "k",
+            ])
+        }
+        let first = try await client.request(Self.endpoint())
+        #expect(first.headers["X-Secret"] == "s")
+        let second = try await client.request(Self.endpoint())
+        #expect(HTTPCache.Outcome(second) == .hit)
+        #expect(origin.requests.count == 1)
+        #expect(second.headers["X-Kept"] == "k")
+        for name in ["X-Secret", "X-Other", "X-Hop"] { #expect(second.headers[name] == nil, "\(name)") }
+    }
+
+    @Test(
         "max-age wins over Expires, and an Age from upstream counts against the lifetime",
         arguments: CacheStoreKind.allCases)
     func maxAgeAndAge(_ kind: CacheStoreKind) async throws {
