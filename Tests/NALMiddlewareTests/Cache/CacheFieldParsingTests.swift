@@ -42,6 +42,19 @@ struct CacheFieldParsingTests {
         #expect(HTTPDate.parse(text) == nil)
     }
 
+    @Test("two Expires fields make a response stale at once; one good one gives its lifetime")
+    func twoExpiresFields() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        func lifetime(_ expires: [String]) -> Int {
+            CachedResponse(
+                statusCode: 200, fields: expires.map { (name: "Expires", value: $0) }, body: Data(), varying: [],
+                requestTime: now, responseTime: now
+            ).lifetime
+        }
+        #expect(lifetime(["Thu, 18 Aug 2050 02:01:18 GMT"]) == 744_400_878)
+        #expect(lifetime(["Thu, 18 Aug 2050 02:01:18 GMT", "Thu, 18 Aug 2050 02:01:18 GMT"]) == 0)
+    }
+
     @Test(
         "Age is its first list member before any parameter; a value that is not delta-seconds counts as 0",
         arguments: [
