@@ -18,20 +18,38 @@ enum CacheFolder {
         let modified: Date
     }
 
-    /// Creates `folder` (and its parents) private to the user when it is missing; `false` when it cannot be used.
-    static func prepare(_ folder: URL) -> Bool {
+    /// Whether a folder can hold a cache, and why not.
+    enum Readiness {
+        case ready
+        /// What is wrong, as the end of a sentence that starts with the folder's path.
+        case unusable(String)
+    }
+
+    /// Creates `folder` (and its parents) private to the user when it is missing. An existing one must be a folder
+    /// (not a link to one) of the user's that nobody else may write to: another user could otherwise take its lock
+    /// or swap its files.
+    static func prepare(_ folder: URL) -> Readiness {
         var info = stat()
         if lstat(folder.path, &info) != 0 {
-            guard errno == ENOENT else { return false }
+            guard errno == ENOENT else { return .unusable("cannot be read") }
             do {
                 try FileManager.default.createDirectory(
                     at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
-                return false
+                return .unusable("cannot be created")
             }
-            guard lstat(folder.path, &info) == 0 else { return false }
+            guard lstat(folder.path, &info) == 0 else { return .unusable("cannot be read") }
         }
-        return info.st_mode & S_IFMT == S_IFDIR && info.st_uid == geteuid()
+        guard info.st_mode & S_IFMT == S_IFDIR else { return .unusable("is not a folder") }
+        guard info.st_uid == geteuid() else { return .unusable("belongs to another user") }
+        guard info.st_mode & (S_IWGRP | S_IWOTH) == 0 else { return .unusable("may be written by other users") }
+        return .ready
+    }
+
+    /// Whether `folder` is still there.
+    static func exists(_ folder: URL) -> Bool {
+        var info = stat()
+        return lstat(folder.path, &info) == 0
     }
 
     /// The regular files of the user's in `folder`.
@@ -116,6 +134,15 @@ enum CacheFolder {
             return nil
         }
         return descriptor
+    }
+
+    /// Writes `salt` back into a folder made again after it went away, so that the entries still known keep their
+    /// names.
+    static func restoreSalt(_ salt: [UInt8], in folder: URL) -> Bool {
+        let url = folder.appendingPathComponent(".salt")
+        if contents(of: url, atMost: 32) == salt { return true }
+        unlink(url.path)
+        return writeNew(salt, to: url)
     }
 
     /// The folder's salt for digests: read, or made from random bytes when missing or not 32 bytes of the user's.

@@ -47,11 +47,11 @@ struct CacheFreshness: Sendable {
         if let maxAge = directives.seconds("max-age") { return maxAge }
         if !expires.isEmpty {
             // An Expires that is not one HTTP-date (0, -1, garbage, two lines) means already expired (§5.3).
-            guard expires.count == 1, let when = HTTPDate.parse(expires[0]) else { return 0 }
+            guard expires.count == 1, let when = HTTPDate.parse(expires[0], now: date) else { return 0 }
             return seconds(when.timeIntervalSince(date))
         }
         guard heuristicallyCacheable.contains(status) || directives.has("public"),
-            let modified = lastModified.flatMap(RetryAfter.httpDate)
+            let modified = lastModified.flatMap({ HTTPDate.parse($0, now: date) })
         else { return 0 }
         return seconds(date.timeIntervalSince(modified) * heuristicFraction)
     }

@@ -32,7 +32,8 @@ struct CachedResponse: Sendable {
         self.requestTime = requestTime
         self.responseTime = responseTime
         directives = CacheDirectives(Self.values("Cache-Control", in: fields))
-        let date = Self.values("Date", in: fields).first.flatMap(RetryAfter.httpDate) ?? responseTime
+        let date =
+            Self.values("Date", in: fields).first.flatMap { HTTPDate.parse($0, now: responseTime) } ?? responseTime
         initialAge = CacheFreshness.initialAge(
             date: date, age: Self.values("Age", in: fields).first, requestTime: requestTime, responseTime: responseTime)
         lifetime = CacheFreshness.lifetime(

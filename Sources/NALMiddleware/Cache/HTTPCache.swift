@@ -23,15 +23,21 @@ import NALSupport
 /// - Serves a fresh response without a call, with an `Age` field; a stale one (or a `no-cache` one) is revalidated
 ///   with `If-None-Match` and `If-Modified-Since`, and a 304 updates the stored fields (§3.2, §4.3.4).
 /// - Honours the request's directives (`no-cache`, `no-store`, `max-age`, `max-stale`, `min-fresh`,
-///   `only-if-cached`, which answers 504 when nothing fits), the response's `must-revalidate`, `immutable`,
-///   `stale-while-revalidate` and `stale-if-error`, and the request's `cachePolicy` as URLSession reads it.
+///   `only-if-cached`, which answers 504 when nothing fits), the response's `must-revalidate`,
+///   `stale-while-revalidate` (served stale within its window; nothing is refreshed in the background, since a
+///   middleware cannot call after it has returned) and `stale-if-error`, and the request's `cachePolicy` as
+///   URLSession reads it.
+/// - A request with one byte range is answered with a 206 cut from a stored 200.
 /// - A successful unsafe request (POST, PUT, DELETE…) removes what is stored for its URL and for the same-origin
 ///   `Location` and `Content-Location` of its response.
 /// - Every response it returns says where it came from in a `Cache-Status` field (RFC 9211), read by
 ///   ``HTTPCache/Outcome/init(_:)``: `NAL; hit`, `NAL; fwd=stale; fwd-status=304` (revalidated), `NAL; fwd=uri-miss`
-///   (from the network).
+///   (from the network), `NAL; fwd=bypass` (let through without looking).
 ///
-/// Downloads, uploads and streamed responses pass through uncached. Several clients may share one cache.
+/// Downloads, uploads, streamed responses, HEAD and the caller's own conditional requests pass through uncached.
+/// Several clients may share one cache, but not several accounts: a cache outside the middleware that adds
+/// `Authorization` cannot tell one user's responses from another's. Keep one cache (and one folder) per account,
+/// and call ``removeAll()`` at logout.
 public final class HTTPCache: Middleware, Sendable {
     /// Where responses are kept.
     public enum Storage: Sendable, Equatable {
@@ -66,21 +72,29 @@ public final class HTTPCache: Middleware, Sendable {
 
     /// Where a response that a cache returned came from, read from its `Cache-Status` field.
     public enum Outcome: Sendable, Equatable {
-        /// Served from the cache, without a call.
+        /// Served from the cache, without a call: fresh, or stale where that was allowed (`max-stale`,
+        /// `stale-while-revalidate`, `stale-if-error`).
         case hit
         /// Served from the cache after the server confirmed it (304).
         case revalidated
-        /// From the network.
+        /// From the network: nothing usable was stored, or the cache let the request pass (not a GET, a download,
+        /// a stream, the caller's own conditional request).
         case network
+        /// A 504 made without a call: nothing usable was stored, and the request forbade the network
+        /// (`only-if-cached`, or `cachePolicy` `.returnCacheDataDontLoad`).
+        case unavailable
 
         /// The outcome of `response`, or `nil` when no `HTTPCache` returned it.
         public init?(_ response: Response) {
             guard let status = response.headers[HTTPCache.statusField] else { return nil }
-            let ours = status.split(separator: ",").last { $0.trimmingCharacters(in: .whitespaces).hasPrefix("NAL") }
-            guard let ours else { return nil }
-            if ours.contains("fwd-status=304") {
+            let members = status.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let ours = members.last(where: { $0 == "NAL" || $0.hasPrefix("NAL;") }) else { return nil }
+            let parameters = ours.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            if parameters.contains("fwd-status=304") {
                 self = .revalidated
-            } else if ours.contains("fwd=") {
+            } else if parameters.contains("detail=only-if-cached") {
+                self = .unavailable
+            } else if parameters.contains(where: { $0.hasPrefix("fwd=") }) {
                 self = .network
             } else {
                 self = .hit
@@ -92,6 +106,8 @@ public final class HTTPCache: Middleware, Sendable {
     public let storage: Storage
     private let store: any CacheStore
     private let counts = Locked(Statistics())
+    /// Goes up with every `removeAll()`: a response whose request was sent before it is not stored.
+    private let generation = Locked(0)
 
     /// The field that says where a response came from (RFC 9211).
     static let statusField = "Cache-Status"
@@ -124,8 +140,12 @@ public final class HTTPCache: Middleware, Sendable {
     /// What the cache has done since it was made.
     public var statistics: Statistics { counts.withLock { $0 } }
 
-    /// Removes every stored response; from a folder, its files are gone when this returns.
-    public func removeAll() async { await store.removeAll() }
+    /// Removes every stored response; from a folder, its files are gone when this returns. A call under way does
+    /// not store its response afterwards: call this at logout.
+    public func removeAll() async {
+        generation.withLock { $0 += 1 }
+        await store.removeAll()
+    }
 
     /// Removes what is stored for `request`'s URL (every variant `Vary` made).
     public func removeResponses(for request: URLRequest) async {
@@ -134,7 +154,7 @@ public final class HTTPCache: Middleware, Sendable {
     }
 
     /// Answers a GET from the cache when it may, revalidates what is stale, stores what the network returns, and
-    /// removes what an unsafe request made stale.
+    /// removes what an unsafe request made stale. Everything else passes through, tagged `NAL; fwd=bypass`.
     public func intercept(
         _ request: URLRequest, context: TransportContext,
         next: @Sendable (URLRequest, TransportContext) async throws -> Response
@@ -144,18 +164,25 @@ public final class HTTPCache: Middleware, Sendable {
         }
         let method = request.httpMethod?.uppercased() ?? "GET"
         guard method == "GET" else {
-            let response = try await next(request, context)
+            let response = try await next(Self.uncached(request), context)
             if !Self.safeMethods.contains(method) { await invalidate(after: response, to: url) }
-            return response
+            return Self.tagged(response, status: Self.bypass)
         }
+        let asked = CacheRequest(request)
         guard case .data = context.kind, !context.streamsBody, !Self.isConditional(request) else {
-            return try await next(request, context)
+            // Downloads, streams and the caller's own conditional requests are not answered from the cache, and
+            // an offline request does not reach the network either.
+            if asked.neverLoads { return try unavailable(request) }
+            return Self.tagged(try await next(Self.uncached(request), context), status: Self.bypass)
         }
-        return try await lookUp(request, url: url, context: context, next: next)
+        return try await lookUp(request, asked: asked, url: url, context: context, next: next)
     }
 
     /// The methods that change nothing on the server (RFC 9110 §9.2.1): their responses invalidate nothing.
     static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE"]
+
+    /// The `Cache-Status` of a response the cache let pass without looking.
+    static let bypass = "NAL; fwd=bypass"
 
     /// The stored responses' key: the URL without its fragment.
     static func key(for url: URL) -> String {
@@ -170,11 +197,18 @@ public final class HTTPCache: Middleware, Sendable {
         }
     }
 
+    /// `request` as the cache sends it on: a transport's own cache (URLSession's `urlCache` on Apple platforms)
+    /// must neither answer it nor keep what it brings.
+    private static func uncached(_ request: URLRequest) -> URLRequest {
+        var forwarded = request
+        forwarded.cachePolicy = .reloadIgnoringLocalCacheData
+        return forwarded
+    }
+
     private func lookUp(
-        _ request: URLRequest, url: URL, context: TransportContext,
+        _ request: URLRequest, asked: CacheRequest, url: URL, context: TransportContext,
         next: @Sendable (URLRequest, TransportContext) async throws -> Response
     ) async throws -> Response {
-        let asked = CacheRequest(request)
         let key = Self.key(for: url)
         guard !asked.directives.has("no-store") else {
             return try await fromNetwork(request, key: key, context: context, next: next, stores: false)
@@ -183,8 +217,13 @@ public final class HTTPCache: Middleware, Sendable {
         let headers = request.allHTTPHeaderFields ?? [:]
         let stored = asked.ignoresStoredResponses ? nil : await store.response(for: key, matching: headers)
         guard let stored else {
-            if asked.neverLoads { return try onlyIfCachedFailure(request) }
+            if asked.neverLoads { return try unavailable(request) }
             return try await fromNetwork(request, key: key, context: context, next: next, stores: true)
+        }
+        if let range = request.value(forHTTPHeaderField: "Range"), !Self.canCut(range, from: stored) {
+            // A range the cache cannot cut from what it holds is the server's to answer (RFC 9110 §14.2).
+            if asked.neverLoads { return try unavailable(request) }
+            return Self.tagged(try await next(Self.uncached(request), context), status: Self.bypass)
         }
         let freshness = CacheFreshness(stored, now: now)
         switch asked.decision(for: stored, freshness: freshness) {
@@ -194,11 +233,19 @@ public final class HTTPCache: Middleware, Sendable {
             let status = "NAL; hit; detail=stale-while-revalidate"
             if let response = served(stored, to: request, age: freshness.age, status: status) { return response }
         case .revalidate:
-            if asked.neverLoads { return try onlyIfCachedFailure(request) }
+            if asked.neverLoads { return try unavailable(request) }
             return try await revalidate(
                 stored, freshness: freshness, request: request, key: key, context: context, next: next)
         }
         return try await fromNetwork(request, key: key, context: context, next: next, stores: true)
+    }
+
+    /// Whether a 206 for `range` can be cut from `stored`: a whole 200 whose body is as the server sent it (a
+    /// transport may have decoded a `Content-Encoding`, which the stored fields still name).
+    private static func canCut(_ range: String, from stored: CachedResponse) -> Bool {
+        let coding = stored.value("Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased() ?? "identity"
+        return stored.statusCode == 200 && coding == "identity"
+            && CacheRange.offsets(range, length: stored.body.count) != nil
     }
 
     /// A call for `request`; its response is stored when it may be.
@@ -208,20 +255,33 @@ public final class HTTPCache: Middleware, Sendable {
     ) async throws -> Response {
         counts.withLock { $0.misses += 1 }
         let requestTime = clock()
-        let response = try await next(request, context)
-        if stores { await keep(response, for: request, key: key, requestTime: requestTime) }
+        let generation = generation.withLock { $0 }
+        let response = try await next(Self.uncached(request), context)
+        if stores {
+            await keep(response, for: request, key: key, requestTime: requestTime, generation: generation)
+        }
         return Self.tagged(response, status: "NAL; fwd=uri-miss\(stores ? "" : "; detail=no-store")")
     }
 
-    /// Stores `response` when RFC 9111 §3 lets a private cache store it.
-    private func keep(_ response: Response, for request: URLRequest, key: String, requestTime: Date) async {
+    /// Stores `response` when RFC 9111 §3 lets a private cache store it, and nothing was removed since its request
+    /// was sent (`generation`): a call under way when `removeAll()` ran does not bring its response back.
+    private func keep(
+        _ response: Response, for request: URLRequest, key: String, requestTime: Date, generation: Int
+    ) async {
         // A redirect the transport followed answered another URL: its response is not this URL's to keep.
-        let answered = response.httpResponse.url.map(Self.key) ?? key
-        guard answered == key, response.fileURL == nil, response.streamedBody == nil,
+        let answered = response.responseURL.map(Self.key) ?? key
+        // A request with a Range may be answered whole (200), which is kept, or in part, which is not.
+        let whole = request.value(forHTTPHeaderField: "Range") == nil || response.statusCode == 200
+        guard answered == key, whole, response.fileURL == nil, response.streamedBody == nil,
+            self.generation.withLock({ $0 }) == generation,
             let entry = CacheStorability.entry(
                 for: response, request: request, requestTime: requestTime, responseTime: clock())
         else { return }
         await store.store(entry, for: key)
+        if self.generation.withLock({ $0 }) != generation {
+            await store.remove(key)
+            return
+        }
         counts.withLock { $0.stores += 1 }
     }
 
@@ -230,17 +290,19 @@ public final class HTTPCache: Middleware, Sendable {
         _ stored: CachedResponse, freshness: CacheFreshness, request: URLRequest, key: String,
         context: TransportContext, next: @Sendable (URLRequest, TransportContext) async throws -> Response
     ) async throws -> Response {
-        var conditional = request
+        var conditional = Self.uncached(request)
         if let etag = stored.value("ETag") { conditional.setValue(etag, forHTTPHeaderField: "If-None-Match") }
         if let modified = stored.value("Last-Modified") {
             conditional.setValue(modified, forHTTPHeaderField: "If-Modified-Since")
         }
         let requestTime = clock()
+        let generation = generation.withLock { $0 }
         let response: Response
         do {
             response = try await next(conditional, context)
         } catch {
-            if stored.allowsStale(afterError: freshness),
+            // A cancelled call is the caller's decision, not a failure to stand in for.
+            if !Self.isCancellation(error), stored.allowsStale(afterError: freshness),
                 let stale = served(stored, to: request, age: freshness.age, status: "NAL; hit; detail=stale-if-error")
             {
                 return stale
@@ -248,6 +310,13 @@ public final class HTTPCache: Middleware, Sendable {
             throw error
         }
         if response.statusCode == 304 {
+            // A 304 for another representation than the stored one confirms nothing of it (§4.3.4): ask again,
+            // without validators.
+            if let confirmed = response.headers["ETag"], let etag = stored.value("ETag"),
+                Self.opaque(confirmed) != Self.opaque(etag)
+            {
+                return try await fromNetwork(request, key: key, context: context, next: next, stores: true)
+            }
             let updated = stored.revalidated(by: response, requestTime: requestTime, responseTime: clock())
             await store.update(updated, for: key, replacing: stored)
             counts.withLock { $0.revalidations += 1 }
@@ -262,8 +331,20 @@ public final class HTTPCache: Middleware, Sendable {
             return stale
         }
         counts.withLock { $0.misses += 1 }
-        await keep(response, for: request, key: key, requestTime: requestTime)
+        await keep(response, for: request, key: key, requestTime: requestTime, generation: generation)
         return Self.tagged(response, status: "NAL; fwd=stale; fwd-status=\(response.statusCode)")
+    }
+
+    /// An entity tag without its weakness mark, for the weak comparison of RFC 9110 §8.8.3.2.
+    private static func opaque(_ tag: String) -> String {
+        let trimmed = tag.trimmingCharacters(in: .whitespaces)
+        return trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed
+    }
+
+    private static func isCancellation(_ error: any Error) -> Bool {
+        if error is CancellationError || Task.isCancelled { return true }
+        if case NALError.cancelled = error { return true }
+        return false
     }
 
     /// `stored` as the response to `request`, with its age and where it came from (`status`, a `Cache-Status` entry);
@@ -300,9 +381,9 @@ public final class HTTPCache: Middleware, Sendable {
             request: request, head: head, data: body, timing: ResponseTiming(start: Date(), duration: .zero))
     }
 
-    /// The 504 of `only-if-cached` (RFC 9111 §5.2.1.7) when nothing stored fits.
-    private func onlyIfCachedFailure(_ request: URLRequest) throws -> Response {
-        counts.withLock { $0.misses += 1 }
+    /// The 504 of `only-if-cached` (RFC 9111 §5.2.1.7), and of `returnCacheDataDontLoad`, when nothing stored fits:
+    /// made without a call.
+    private func unavailable(_ request: URLRequest) throws -> Response {
         guard let url = request.url,
             let head = HTTPURLResponse(
                 url: url, statusCode: 504, httpVersion: "HTTP/1.1",

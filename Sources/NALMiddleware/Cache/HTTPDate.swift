@@ -5,6 +5,7 @@ import Foundation
 /// A cache must treat an `Expires` it cannot read as already past (RFC 9111 §5.3), so an almost-date (another time
 /// zone, a missing comma, doubled spaces, a one-digit hour) is refused rather than guessed at.
 enum HTTPDate {
+    /// The date `text` names; `now` places an RFC 850 two-digit year in its century.
     static func parse(_ text: String, now: Date = Date()) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count <= 40 else { return nil }
@@ -85,7 +86,9 @@ enum HTTPDate {
     }
 
     private static func date(year: Int, month: Int, day: Int, time: (Int, Int, Int)) -> Date? {
-        guard (1...31).contains(day), (1...9999).contains(year) else { return nil }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        guard (1...9999).contains(year), (1...lengths[month - 1]).contains(day) else { return nil }
         let days = RetryAfter.daysSince1970(year: year, month: month, day: day)
         return Date(timeIntervalSince1970: Double(days * 86_400 + time.0 * 3600 + time.1 * 60 + time.2))
     }

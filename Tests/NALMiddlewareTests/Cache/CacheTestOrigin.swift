@@ -30,6 +30,8 @@ final class CacheTestOrigin: Transport {
         var status = 200
         var headers: [String: String] = [:]
         var body = Data("body".utf8)
+        /// Thrown instead of answering: a failed call.
+        var failure: NALError?
     }
 
     private let clock: TestClock
@@ -50,6 +52,7 @@ final class CacheTestOrigin: Transport {
             return sent.count - 1
         }
         var reply = answer(request, index)
+        if let failure = reply.failure { throw failure }
         if reply.headers["Date"] == nil { reply.headers["Date"] = TestClock.httpDate(clock.now) }
         guard let url = request.url,
             let head = HTTPURLResponse(

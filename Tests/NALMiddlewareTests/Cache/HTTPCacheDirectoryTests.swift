@@ -285,19 +285,18 @@ struct HTTPCacheDirectoryTests {
         #expect(HTTPCache.Outcome(try await one.request(Self.endpoint("shared"))) == .network)
     }
 
-    @Test("a folder that is a file or a link is not used: calls still go to the network, with a warning")
+    @Test("a file, or a folder others may write to, is not used: calls still go to the network, with a warning")
     func unusableFolder() async throws {
         let base = CacheStoreKind.newFolder()
         defer { try? FileManager.default.removeItem(at: base) }
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         let file = base.appendingPathComponent("plain-file")
         try Data("x".utf8).write(to: file)
-        let link = base.appendingPathComponent("link")
-        let target = base.appendingPathComponent("target")
-        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let open = base.appendingPathComponent("open")
+        try FileManager.default.createDirectory(at: open, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: open.path)
         try await LogCapture.capture("warning") { sink in
-            for folder in [file, link] {
+            for folder in [file, open] {
                 let origin = origin()
                 let client = Client<TestEndpoint>(middleware: [cache(folder)], transport: origin)
                 for _ in 0..<2 {
@@ -306,8 +305,27 @@ struct HTTPCacheDirectoryTests {
                 }
                 #expect(origin.requests.count == 2)
             }
-            #expect(sink.entries.filter { $0.message.contains("nothing is cached there") }.count == 2)
+            let warnings = sink.entries.map(\.message).filter { $0.contains("nothing is cached there") }
+            #expect(warnings.count == 2)
+            #expect(warnings.contains { $0.contains("is not a folder") })
+            #expect(warnings.contains { $0.contains("may be written by other users") })
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: target.path).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: open.path).isEmpty)
+    }
+
+    @Test("two spellings of one folder (through a link) share one store, and the folder is used")
+    func linkedFolder() async throws {
+        let base = CacheStoreKind.newFolder()
+        defer { try? FileManager.default.removeItem(at: base) }
+        let target = base.appendingPathComponent("target")
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+        let link = base.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let origin = origin()
+        let one = Client<TestEndpoint>(middleware: [cache(target)], transport: origin)
+        let two = Client<TestEndpoint>(middleware: [cache(link)], transport: origin)
+        _ = try await one.request(Self.endpoint("linked"))
+        #expect(HTTPCache.Outcome(try await two.request(Self.endpoint("linked"))) == .hit)
+        #expect(Self.entries(in: target).count == 1)
     }
 }

@@ -353,6 +353,7 @@ struct HTTPCacheTests {
             case ("POST", "/v1/r"):
                 Self.answer(
                     ["Location": "/v1/other", "Content-Location": "https://elsewhere.example/v1/third"], status: 201)
+            case ("PUT", "/v1/r"): Self.answer(["Content-Location": "/v1/fourth"], status: 200)
             case ("DELETE", _): Self.answer([:], status: 500)
             default: Self.answer(["Cache-Control": "max-age=60"])
             }
@@ -368,6 +369,10 @@ struct HTTPCacheTests {
         #expect(HTTPCache.Outcome(try await client.request(Self.endpoint("other"))) == .network)
         #expect(HTTPCache.Outcome(try await client.request(elsewhere)) == .hit)
         #expect(origin.requests.count == 7)
+        // A same-origin Content-Location is invalidated too.
+        _ = try await client.request(Self.endpoint("fourth"))
+        _ = try await client.request(Self.endpoint("r", method: .put))
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint("fourth"))) == .network)
     }
 
     @Test(

@@ -31,6 +31,7 @@ struct HTTPCachingArticleTests {
             switch HTTPCache.Outcome(response) {
             case .hit: "the cache, \(response.headers["Age"] ?? "0") s old"
             case .revalidated: "the cache, confirmed by the server (304)"
+            case .unavailable: "nowhere: offline, and nothing stored (504)"
             case .network, nil: "the network"
             }
         // Docs: end http-cache-outcome

@@ -1,0 +1,237 @@
+import Foundation
+import NALCore
+import NALLogging
+import NALMiddleware
+import NALTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What happens at the edges of HTTPCache's rules: calls that overlap, failures and cancellation, ranges it cannot
+/// cut, requests it lets pass, and how each response is labelled.
+@Suite("HTTPCache: races, failures, bypasses and labels")
+struct HTTPCacheEdgeTests {
+    let clock = TestClock()
+
+    func cache(_ kind: CacheStoreKind) -> HTTPCache {
+        let clock = self.clock
+        return HTTPCache(storage: kind.storage(maximumBytes: 1 << 20), clock: { clock.now })
+    }
+
+    static func endpoint(
+        _ path: String = "r", method: HTTPMethod = .get, headers: [String: String]? = nil,
+        policy: URLRequest.CachePolicy? = nil, requestType: RequestType = .plain
+    ) -> TestEndpoint {
+        TestEndpoint(
+            path: path, method: method, requestType: requestType, headers: headers, validation: .none,
+            cachePolicy: policy)
+    }
+
+    static func answer(_ headers: [String: String], status: Int = 200, body: String = "") -> CacheTestOrigin.Answer {
+        CacheTestOrigin.Answer(status: status, headers: headers, body: Data(body.utf8))
+    }
+
+    @Test(
+        "a 304 that arrives after another call stored a newer response does not bring the old one back",
+        arguments: CacheStoreKind.allCases)
+    func revalidationRace(_ kind: CacheStoreKind) async throws {
+        // The held revalidation reaches the origin after the reload: its answer follows its If-None-Match.
+        let origin = CacheTestOrigin(clock: clock) { request, index in
+            if index == 0 { return Self.answer(["Cache-Control": "max-age=10", "ETag": "\"v1\""], body: "v1") }
+            return request.value(forHTTPHeaderField: "If-None-Match") == nil
+                ? Self.answer(["Cache-Control": "max-age=100", "ETag": "\"v2\""], body: "v2")
+                : Self.answer(["Cache-Control": "max-age=100", "ETag": "\"v1\""], status: 304)
+        }
+        let held = HeldTransport(origin, holding: 1)
+        let client = Client<TestEndpoint>(middleware: [cache(kind)], transport: held)
+        _ = try await client.request(Self.endpoint())
+        clock.advance(by: 11)
+        let revalidating = Task { try await client.request(Self.endpoint()) }
+        await held.arrived.wait()
+        let newer = try await client.request(Self.endpoint(policy: .reloadIgnoringLocalCacheData))
+        #expect(newer.string() == "v2")
+        held.release.open()
+        #expect(try await revalidating.value.string() == "v1")
+        let after = try await client.request(Self.endpoint())
+        #expect(HTTPCache.Outcome(after) == .hit)
+        #expect(after.string() == "v2")
+    }
+
+    @Test(
+        "a call under way when removeAll() runs does not store its response afterwards",
+        arguments: CacheStoreKind.allCases)
+    func removalDuringCall(_ kind: CacheStoreKind) async throws {
+        let origin = CacheTestOrigin(clock: clock) { _, _ in Self.answer(["Cache-Control": "max-age=60"], body: "a") }
+        let held = HeldTransport(origin, holding: 0)
+        let cache = cache(kind)
+        let client = Client<TestEndpoint>(middleware: [cache], transport: held)
+        let call = Task { try await client.request(Self.endpoint()) }
+        await held.arrived.wait()
+        await cache.removeAll()
+        held.release.open()
+        #expect(try await call.value.string() == "a")
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint())) == .network)
+        #expect(cache.statistics.stores == 1)
+    }
+
+    @Test(
+        "stale-if-error stands in for a failed call, but not for a cancelled one",
+        arguments: CacheStoreKind.allCases)
+    func staleIfErrorAndCancellation(_ kind: CacheStoreKind) async throws {
+        let failure = Locked<NALError?>(nil)
+        let origin = CacheTestOrigin(clock: clock) { _, index in
+            var answer = Self.answer(["Cache-Control": "max-age=10, stale-if-error=60"], body: "stored")
+            if index > 0 { answer.failure = failure.withLock { $0 } }
+            return answer
+        }
+        let client = Client<TestEndpoint>(middleware: [cache(kind)], transport: origin)
+        _ = try await client.request(Self.endpoint())
+        clock.advance(by: 20)
+        failure.withLock { $0 = .transport(URLError(.cannotConnectToHost)) }
+        let stale = try await client.request(Self.endpoint())
+        #expect(HTTPCache.Outcome(stale) == .hit)
+        #expect(stale.string() == "stored")
+        failure.withLock { $0 = .cancelled }
+        await #expect(throws: NALError.self) { _ = try await client.request(Self.endpoint()) }
+    }
+
+    @Test(
+        "a 304 with another ETag than the stored one confirms nothing: the response is fetched again, whole",
+        arguments: CacheStoreKind.allCases)
+    func foreignNotModified(_ kind: CacheStoreKind) async throws {
+        let origin = CacheTestOrigin(clock: clock) { request, index in
+            switch index {
+            case 0: Self.answer(["Cache-Control": "max-age=10", "ETag": "\"v1\""], body: "v1")
+            case 1: Self.answer(["ETag": "\"v2\""], status: 304)
+            default:
+                Self.answer(
+                    [
+                        "Cache-Control": "max-age=10", "ETag": "\"v2\"",
+                        "X-Conditional": request.value(forHTTPHeaderField: "If-None-Match") ?? "none",
+                    ], body: "v2")
+            }
+        }
+        let client = Client<TestEndpoint>(middleware: [cache(kind)], transport: origin)
+        _ = try await client.request(Self.endpoint())
+        clock.advance(by: 11)
+        let response = try await client.request(Self.endpoint())
+        #expect(response.string() == "v2")
+        #expect(response.headers["X-Conditional"] == "none")
+    }
+
+    @Test(
+        "a 304's Content-Length (its own empty body's) does not replace the stored response's",
+        arguments: CacheStoreKind.allCases)
+    func framingKeptOnUpdate(_ kind: CacheStoreKind) async throws {
+        let origin = CacheTestOrigin(clock: clock) { _, index in
+            index == 0
+                ? Self.answer(["Cache-Control": "max-age=10", "ETag": "\"v1\"", "Content-Length": "6"], body: "stored")
+                : Self.answer(["Cache-Control": "max-age=10", "ETag": "\"v1\"", "Content-Length": "0"], status: 304)
+        }
+        let client = Client<TestEndpoint>(middleware: [cache(kind)], transport: origin)
+        _ = try await client.request(Self.endpoint())
+        clock.advance(by: 11)
+        let response = try await client.request(Self.endpoint())
+        #expect(HTTPCache.Outcome(response) == .revalidated)
+        #expect(response.headers["Content-Length"] == "6")
+    }
+
+    @Test(
+        "a range the cache cannot cut goes to the server as sent, never a bare 304; offline, it is a 504",
+        arguments: CacheStoreKind.allCases)
+    func uncutRanges(_ kind: CacheStoreKind) async throws {
+        let origin = CacheTestOrigin(clock: clock) { request, _ in
+            request.value(forHTTPHeaderField: "Range") == nil
+                ? Self.answer(["Cache-Control": "max-age=10", "ETag": "\"v1\""], body: "0123456789")
+                : Self.answer(
+                    [
+                        "Content-Range": "bytes 0-1/10",
+                        "X-Conditional": request.value(forHTTPHeaderField: "If-None-Match") ?? "none",
+                    ],
+                    status: 206, body: "01")
+        }
+        let client = Client<TestEndpoint>(middleware: [cache(kind)], transport: origin)
+        _ = try await client.request(Self.endpoint())
+        clock.advance(by: 11)
+        let several = try await client.request(Self.endpoint(headers: ["Range": "bytes=0-1,4-5"]))
+        #expect(several.statusCode == 206)
+        #expect(several.headers["X-Conditional"] == "none")
+        #expect(HTTPCache.Outcome(several) == .network)
+        let offline = try await client.request(
+            Self.endpoint(headers: ["Range": "bytes=20-"], policy: .returnCacheDataDontLoad))
+        #expect(offline.statusCode == 504)
+        #expect(HTTPCache.Outcome(offline) == .unavailable)
+        #expect(origin.requests.count == 2)
+    }
+
+    @Test(
+        "only-if-cached with nothing stored is unavailable; a POST, a HEAD and a caller's conditional GET pass, labelled network",
+        arguments: CacheStoreKind.allCases)
+    func labels(_ kind: CacheStoreKind) async throws {
+        let origin = CacheTestOrigin(clock: clock) { _, _ in
+            // An origin that claims a hit of NAL's own cannot mislabel what passes through.
+            Self.answer(["Cache-Control": "max-age=60", "Cache-Status": "NAL; hit"], body: "x")
+        }
+        let client = Client<TestEndpoint>(middleware: [cache(kind)], transport: origin)
+        let offline = try await client.request(Self.endpoint(headers: ["Cache-Control": "only-if-cached"]))
+        #expect(HTTPCache.Outcome(offline) == .unavailable)
+        #expect(origin.requests.isEmpty)
+        for endpoint in [
+            Self.endpoint(method: .post), Self.endpoint(method: .head),
+            Self.endpoint(headers: ["If-None-Match": "\"a\""]),
+        ] {
+            #expect(HTTPCache.Outcome(try await client.request(endpoint)) == .network)
+        }
+        #expect(origin.requests.count == 3)
+    }
+
+    @Test("Outcome reads NAL's own member of Cache-Status, exactly")
+    func outcomeParsing() throws {
+        func outcome(_ status: String) throws -> HTTPCache.Outcome? {
+            let url = try #require(URL(string: "https://example.com/r"))
+            let head = try #require(
+                HTTPURLResponse(
+                    url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Cache-Status": status]))
+            return HTTPCache.Outcome(
+                Response(
+                    request: URLRequest(url: url), httpResponse: head, data: Data(),
+                    timing: ResponseTiming(start: Date(), duration: .zero)))
+        }
+        #expect(try outcome("NAL; hit") == .hit)
+        #expect(try outcome("CDN; hit, NAL; fwd=uri-miss") == .network)
+        #expect(try outcome("NAL; fwd=stale; fwd-status=304") == .revalidated)
+        #expect(try outcome("NAL; fwd=miss; detail=only-if-cached") == .unavailable)
+        #expect(try outcome("NALX; hit") == nil)
+        #expect(try outcome("CDN; hit") == nil)
+    }
+
+    @Test("offline (returnCacheDataDontLoad), a download with nothing stored gets a 504 without a call")
+    func offlineDownload() async throws {
+        let origin = CacheTestOrigin(clock: clock) { _, _ in Self.answer([:], body: "file") }
+        let client = Client<TestEndpoint>(middleware: [cache(.memory)], transport: origin)
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "nal-offline-\(UUID().uuidString)")
+        let response = try await client.request(
+            Self.endpoint(policy: .returnCacheDataDontLoad, requestType: .download(.file(destination, options: []))))
+        #expect(response.statusCode == 504)
+        #expect(origin.requests.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+    }
+
+    @Test("a folder store removes the files a stopped process left mid-write when it opens the folder")
+    func leftoverTemporaryFiles() async throws {
+        let folder = CacheStoreKind.newFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let leftover = folder.appendingPathComponent(".tmp-left-by-a-crash")
+        try Data(repeating: 1, count: 1000).write(to: leftover)
+        let origin = CacheTestOrigin(clock: clock) { _, _ in Self.answer(["Cache-Control": "max-age=60"], body: "x") }
+        let client = Client<TestEndpoint>(
+            middleware: [HTTPCache(storage: .directory(folder, maximumBytes: 1 << 20))], transport: origin)
+        _ = try await client.request(Self.endpoint())
+        #expect(!FileManager.default.fileExists(atPath: leftover.path))
+    }
+}
