@@ -220,6 +220,37 @@ struct HTTPCacheEdgeTests {
         #expect(!FileManager.default.fileExists(atPath: destination.path))
     }
 
+    @Test("a range is not cut from a body a transport decoded (its Content-Encoding still says gzip)")
+    func codedBodiesAreNotCut() async throws {
+        let origin = CacheTestOrigin(clock: clock) { request, _ in
+            request.value(forHTTPHeaderField: "Range") == nil
+                ? Self.answer(["Cache-Control": "max-age=60", "Content-Encoding": "gzip"], body: "decoded body")
+                : Self.answer(["Content-Range": "bytes 0-1/30"], status: 206, body: "\u{1f}\u{8b}")
+        }
+        let client = Client<TestEndpoint>(middleware: [cache(.memory)], transport: origin)
+        _ = try await client.request(Self.endpoint())
+        let part = try await client.request(Self.endpoint(headers: ["Range": "bytes=0-1"]))
+        #expect(HTTPCache.Outcome(part) == .network)
+        #expect(origin.requests.count == 2)
+    }
+
+    @Test("a folder deleted while the cache uses it is made again at the next store")
+    func deletedFolder() async throws {
+        let folder = CacheStoreKind.newFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let origin = CacheTestOrigin(clock: clock) { request, _ in
+            Self.answer(["Cache-Control": "max-age=60"], body: request.url?.lastPathComponent ?? "")
+        }
+        let client = Client<TestEndpoint>(
+            middleware: [HTTPCache(storage: .directory(folder, maximumBytes: 1 << 20))], transport: origin)
+        _ = try await client.request(Self.endpoint("a"))
+        try FileManager.default.removeItem(at: folder)
+        _ = try await client.request(Self.endpoint("b"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(names.filter { $0.hasSuffix(".entry") }.count == 1)
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint("b"))) == .hit)
+    }
+
     @Test("a folder store removes the files a stopped process left mid-write when it opens the folder")
     func leftoverTemporaryFiles() async throws {
         let folder = CacheStoreKind.newFolder()
