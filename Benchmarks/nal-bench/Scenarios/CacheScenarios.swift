@@ -51,7 +51,13 @@ final class CacheBench: Sendable {
         #else
             let transport: any Transport = URLSessionTransport()
         #endif
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nal-bench-cache-\(getpid())")
+        // One folder per run, emptied first; the previous runs' are removed too.
+        let temporary = FileManager.default.temporaryDirectory
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
+        where name.hasPrefix("nal-bench-cache-") {
+            try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
+        }
+        let folder = temporary.appendingPathComponent("nal-bench-cache-\(getpid())")
         let bench = try CacheBench(responder: responder, transport: transport, folder: folder)
         for client in [bench.memory, bench.directory, bench.directoryFromDisk] {
             _ = try await client.request(bench.resource)

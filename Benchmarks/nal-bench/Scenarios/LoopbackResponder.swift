@@ -38,7 +38,11 @@ final class LoopbackResponder: Sendable {
     private func acceptLoop() {
         while true {
             let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { continue }
+            guard connection >= 0 else {
+                // Out of descriptors, say: wait rather than spin.
+                usleep(10_000)
+                continue
+            }
             var noDelay: Int32 = 1
             setsockopt(connection, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
             let thread = Thread { [self] in serve(connection) }
