@@ -21,6 +21,8 @@ package enum FuzzTargets {
         FuzzTarget(name: "form", check: { try StubbingFuzzChecks.form($0) }),
         FuzzTarget(name: "request-parser", check: { try ListenerFuzzChecks.requestParser($0) }),
         FuzzTarget(name: "retry-after", check: { try MiddlewareFuzzChecks.retryAfter($0) }),
+        FuzzTarget(name: "cache-fields", check: { try MiddlewareFuzzChecks.cacheFields($0) }),
+        FuzzTarget(name: "cache-entry", check: { try MiddlewareFuzzChecks.cacheEntry($0) }),
         FuzzTarget(name: "content-range", check: { try CoreFuzzChecks.contentRange($0) }),
         FuzzTarget(name: "content-disposition", check: { try CoreFuzzChecks.contentDisposition($0) }),
         FuzzTarget(name: "link", check: { try CoreFuzzChecks.links($0) }),

@@ -3,14 +3,14 @@
 /// Names are case-insensitive; a value may be a token or a quoted string. Numbers saturate at 2^31 seconds, as §1.2.2
 /// asks; a number that cannot be read makes the directive's value 0 (a stale response, never a longer life). When a
 /// directive comes twice, the first is used (§4.2.1).
-struct CacheDirectives: Sendable, Equatable {
+package struct CacheDirectives: Sendable, Equatable {
     private var values: [String: String?] = [:]
 
     /// The largest number of seconds read: 2^31 (RFC 9111 §1.2.2).
-    static let largestSeconds = 2_147_483_648
+    package static let largestSeconds = 2_147_483_648
 
     /// Reads the directives of every `Cache-Control` field value in `fields`, in order.
-    init(_ fields: [String]) {
+    package init(_ fields: [String]) {
         for field in fields {
             for (name, value) in Self.directives(in: field) where values[name] == nil {
                 values[name] = .some(value)
@@ -28,7 +28,7 @@ struct CacheDirectives: Sendable, Equatable {
     func value(_ name: String) -> String? { values[name] ?? nil }
 
     /// The number of seconds of `name`, `nil` when it is absent; 0 when its value is not a number.
-    func seconds(_ name: String) -> Int? {
+    package func seconds(_ name: String) -> Int? {
         guard let value = values[name] else { return nil }
         return Self.deltaSeconds(value ?? "")
     }

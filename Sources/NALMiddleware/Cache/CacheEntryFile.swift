@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import NALSupport
 
 /// One stored response as the bytes of its file in a cache folder.
@@ -7,7 +7,7 @@ import NALSupport
 /// the request and response times, the fields, the `Vary` names and values, and the body; then the SHA-256 of all that
 /// in 64 hex digits. A file that is torn (cut short by a crash or a full disk) or altered fails its digest and is
 /// never read as a response.
-enum CacheEntryFile {
+package enum CacheEntryFile {
     static let magic = Array("NALCACHE1\n".utf8)
 
     /// The bytes of `response`, stored under `keyDigest`.
@@ -40,6 +40,25 @@ enum CacheEntryFile {
         hasher.update(bytes)
         bytes += Array(hasher.finalizeHex().utf8)
         return bytes
+    }
+
+    /// Whether `bytes` are an intact entry stored under `keyDigest`, and the same entry again once encoded: for the
+    /// fuzz target.
+    package static func decodesAndRoundTrips(_ bytes: [UInt8], keyDigest: String) -> Bool? {
+        guard let response = decode(bytes, keyDigest: keyDigest) else { return nil }
+        return encode(response, keyDigest: keyDigest) == bytes
+    }
+
+    /// The bytes of an entry made of `fields` and `body`, for the fuzz target's round trips.
+    package static func encode(
+        fields: [(name: String, value: String)], varying: [(name: String, value: String?)], body: Data,
+        keyDigest: String
+    ) -> [UInt8] {
+        let time = Date(timeIntervalSince1970: 1_800_000_000)
+        return encode(
+            CachedResponse(
+                statusCode: 200, fields: fields, body: body, varying: varying, requestTime: time, responseTime: time),
+            keyDigest: keyDigest)
     }
 
     /// The response in `bytes`, or `nil` when they are not an intact entry stored under `keyDigest`.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How old a stored response is and how long it stays fresh (RFC 9111 §4.2), for a private cache.
-struct CacheFreshness: Sendable {
+package struct CacheFreshness: Sendable {
     /// Seconds since the origin made the response (§4.2.3).
     let age: Int
     /// Seconds for which it is fresh from its making (§4.2.1); 0 when it is stale at once.
@@ -35,7 +35,7 @@ struct CacheFreshness: Sendable {
 
     /// The seconds of an `Age` value: its first list member (a second `Age` line counts as a later member), before
     /// any parameter; 0 when that is not delta-seconds (a negative, a fraction, a word), as if it were absent.
-    static func ageSeconds(_ value: String) -> Int {
+    package static func ageSeconds(_ value: String) -> Int {
         let first = value.prefix { $0 != "," }.prefix { $0 != ";" }
         return CacheDirectives.deltaSeconds(first.trimmingCharacters(in: .whitespaces))
     }

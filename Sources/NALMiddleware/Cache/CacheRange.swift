@@ -1,10 +1,10 @@
 /// The one byte range a request's `Range` asks for (RFC 9110 §14.1.2), so that a cache can answer it from a whole
 /// stored body with a 206.
-enum CacheRange {
+package enum CacheRange {
     /// The offsets of a `length`-byte body that `header` asks for: `bytes=first-last`, `bytes=first-` or
     /// `bytes=-suffix`. `nil` for anything a cache leaves to the server: another unit, several ranges, a range past
     /// the end, or text that is not a range.
-    static func offsets(_ header: String, length: Int) -> ClosedRange<Int>? {
+    package static func offsets(_ header: String, length: Int) -> ClosedRange<Int>? {
         let text = header.trimmingCharacters(in: .whitespaces)
         guard text.lowercased().hasPrefix("bytes="), length > 0 else { return nil }
         let spec = text.dropFirst("bytes=".count).trimmingCharacters(in: .whitespaces)

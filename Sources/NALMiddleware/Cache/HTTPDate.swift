@@ -1,12 +1,12 @@
-import Foundation
+package import Foundation
 
 /// An HTTP-date as RFC 9110 §5.6.7 writes it, and nothing looser: `Sun, 06 Nov 1994 08:49:37 GMT` (IMF-fixdate),
 /// `Sunday, 06-Nov-94 08:49:37 GMT` (RFC 850) or `Sun Nov  6 08:49:37 1994` (asctime). Names are read in any case.
 /// A cache must treat an `Expires` it cannot read as already past (RFC 9111 §5.3), so an almost-date (another time
 /// zone, a missing comma, doubled spaces, a one-digit hour) is refused rather than guessed at.
-enum HTTPDate {
+package enum HTTPDate {
     /// The date `text` names; `now` places an RFC 850 two-digit year in its century.
-    static func parse(_ text: String, now: Date = Date()) -> Date? {
+    package static func parse(_ text: String, now: Date = Date()) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count <= 40 else { return nil }
         return imfFixdate(bytes) ?? rfc850(bytes, now: now) ?? asctime(bytes)
