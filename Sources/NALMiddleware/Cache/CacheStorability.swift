@@ -29,20 +29,19 @@ enum CacheStorability {
         let directives = CacheDirectives(cacheControl)
         // A request's no-store never gets here: HTTPCache sends it without storing.
         guard !directives.has("no-store") else { return nil }
+        var seen = Set<String>()
         let varyNames = fields.filter { $0.name.lowercased() == "vary" }
             .flatMap { $0.value.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            .filter { !$0.isEmpty }
+            .filter { !$0.isEmpty && seen.insert($0).inserted }
         // Vary: * never matches a later request (§4.1).
         guard !varyNames.contains("*") else { return nil }
         let explicit =
             directives.has("max-age") || directives.has("public") || directives.has("private")
             || fields.contains { $0.name.lowercased() == "expires" }
         guard explicit || CacheFreshness.heuristicallyCacheable.contains(status) else { return nil }
-        let headers = request.allHTTPHeaderFields ?? [:]
-        let varying = varyNames.map { name in
-            (name: name, value: headers.first { $0.key.lowercased() == name }?.value)
-        }
+        let headers = CachedResponse.lowercasedNames(request.allHTTPHeaderFields ?? [:])
+        let varying = varyNames.map { name in (name: name, value: headers[name]) }
         let named = Set(
             (fields.filter { $0.name.lowercased() == "connection" }.map(\.value) + [directives.value("no-cache") ?? ""])
                 .flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() })

@@ -61,10 +61,14 @@ struct CachedResponse: Sendable {
     /// Whether a request with `headers` selects this response (RFC 9111 §4.1): every field `Vary` names has the
     /// same value, whitespace around commas aside.
     func matches(_ headers: [String: String]) -> Bool {
-        varying.allSatisfy { name, value in
-            let requested = headers.first { $0.key.lowercased() == name }?.value
-            return Self.normalized(requested) == Self.normalized(value)
-        }
+        guard !varying.isEmpty else { return true }
+        let requested = Self.lowercasedNames(headers)
+        return varying.allSatisfy { name, value in Self.normalized(requested[name]) == Self.normalized(value) }
+    }
+
+    /// `headers` by lowercased name (the first of two spellings wins), so that each `Vary` name is one lookup.
+    static func lowercasedNames(_ headers: [String: String]) -> [String: String] {
+        Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// A field value with the whitespace around its list items taken away, so that `a,b` and `a, b` match.
