@@ -3,7 +3,7 @@
 // and forwards to one origin. See Conformance/README.md.
 //
 //     nal-cache-proxy --origin http://localhost:8000 [--port 8001] [--transport curl|urlsession]
-//                     [--storage directory|memory] [--folder DIR]
+//                     [--storage directory|memory] [--folder DIR] [--shared]
 
 import Foundation
 import NALCore
@@ -67,7 +67,7 @@ case "curl":
 default:
     fail("--transport is curl or urlsession")
 }
-let cache = HTTPCache(storage: storage)
+let cache = HTTPCache(storage: storage, isShared: CommandLine.arguments.contains("--shared"))
 let client = Client<Forwarded>(middleware: [cache], transport: transport)
 
 let server = StubServer()

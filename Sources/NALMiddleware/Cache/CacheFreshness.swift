@@ -18,11 +18,12 @@ package struct CacheFreshness: Sendable {
     /// The statuses a cache may give a heuristic lifetime (RFC 9110 §15.1).
     static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
 
-    init(_ response: CachedResponse, now: Date) {
+    init(_ response: CachedResponse, now: Date, shared: Bool = false) {
         // §4.2.3: the corrected initial age, then the time it has been kept.
         let residentTime = max(0, now.timeIntervalSince(response.responseTime))
         age = Self.seconds(response.initialAge + residentTime)
-        lifetime = response.lifetime
+        // §5.2.2.10: a shared cache reads s-maxage before max-age and Expires.
+        lifetime = shared ? response.directives.seconds("s-maxage") ?? response.lifetime : response.lifetime
     }
 
     /// §4.2.3: the larger of the apparent age (from `Date`) and `Age` plus the time the response took to arrive.

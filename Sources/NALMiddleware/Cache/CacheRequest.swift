@@ -34,6 +34,11 @@ struct CacheRequest {
         case revalidate
     }
 
+    /// What forbids a shared cache to serve a stale response (§5.2.2.8, §5.2.2.10).
+    static func sharedMustRevalidate(_ directives: CacheDirectives) -> Bool {
+        directives.has("proxy-revalidate") || directives.has("s-maxage")
+    }
+
     /// The reload policies: nothing stored is used (it may still be replaced).
     var ignoresStoredResponses: Bool {
         policy == .reloadIgnoringLocalCacheData || policy == .reloadIgnoringLocalAndRemoteCacheData
@@ -43,7 +48,7 @@ struct CacheRequest {
     /// `returnCacheDataDontLoad` (offline).
     var neverLoads: Bool { directives.has("only-if-cached") || policy == .returnCacheDataDontLoad }
 
-    func decision(for stored: CachedResponse, freshness: CacheFreshness) -> Decision {
+    func decision(for stored: CachedResponse, freshness: CacheFreshness, shared: Bool = false) -> Decision {
         // URLSession's offline policies use whatever is stored, however old.
         if policy == .returnCacheDataElseLoad || policy == .returnCacheDataDontLoad { return .serve }
         let response = stored.directives
@@ -61,7 +66,7 @@ struct CacheRequest {
             return .serve
         }
         // Stale from here on: must-revalidate forbids serving it without the server (§5.2.2.2).
-        if response.has("must-revalidate") { return .revalidate }
+        if response.has("must-revalidate") || shared && Self.sharedMustRevalidate(response) { return .revalidate }
         if directives.has("max-stale") {
             // A max-stale without a value takes any staleness.
             if !directives.hasValue("max-stale") || freshness.staleness <= directives.seconds("max-stale") ?? 0 {

@@ -19,7 +19,7 @@ enum CacheStorability {
     /// The entry to store for `response` to `request`, or `nil` when it may not be stored. The fields a `Connection`
     /// field names (hop-by-hop, RFC 9110 §7.6.1) and those a `no-cache="…"` names (RFC 9111 §5.2.2.4) are left out.
     static func entry(
-        for response: Response, request: URLRequest, requestTime: Date, responseTime: Date
+        for response: Response, request: URLRequest, requestTime: Date, responseTime: Date, shared: Bool = false
     ) -> CachedResponse? {
         let status = response.statusCode
         // Final statuses only; a 206 holds a part, which this cache does not combine.
@@ -29,6 +29,15 @@ enum CacheStorability {
         let directives = CacheDirectives(cacheControl)
         // A request's no-store never gets here: HTTPCache sends it without storing.
         guard !directives.has("no-store") else { return nil }
+        if shared {
+            // §3.5 and §5.2.2.7: a shared cache keeps no private response, and no answer to a request with
+            // credentials unless the response allows it.
+            guard !directives.has("private") || directives.hasValue("private") else { return nil }
+            if request.value(forHTTPHeaderField: "Authorization") != nil {
+                guard directives.has("public") || directives.has("s-maxage") || directives.has("must-revalidate")
+                else { return nil }
+            }
+        }
         var seen = Set<String>()
         let varyNames = fields.filter { $0.name.lowercased() == "vary" }
             .flatMap { $0.value.split(separator: ",") }
@@ -38,12 +47,14 @@ enum CacheStorability {
         guard !varyNames.contains("*") else { return nil }
         let explicit =
             directives.has("max-age") || directives.has("public") || directives.has("private")
+            || shared && directives.has("s-maxage")
             || fields.contains { $0.name.lowercased() == "expires" }
         guard explicit || CacheFreshness.heuristicallyCacheable.contains(status) else { return nil }
         let headers = CachedResponse.lowercasedNames(request.allHTTPHeaderFields ?? [:])
         let varying = varyNames.map { name in (name: name, value: headers[name]) }
         let named = Set(
-            (fields.filter { $0.name.lowercased() == "connection" }.map(\.value) + [directives.value("no-cache") ?? ""])
+            (fields.filter { $0.name.lowercased() == "connection" }.map(\.value) + [directives.value("no-cache") ?? ""]
+                + [shared ? directives.value("private") ?? "" : ""])
                 .flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
         return CachedResponse(
             statusCode: status,

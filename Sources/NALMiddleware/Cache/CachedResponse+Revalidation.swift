@@ -26,9 +26,10 @@ extension CachedResponse {
 
     /// Whether this stale response may stand in for an error (a failed call, a 5xx): `stale-if-error` (RFC 5861 §4)
     /// covers its staleness, and nothing forbids serving it stale.
-    func allowsStale(afterError freshness: CacheFreshness) -> Bool {
+    func allowsStale(afterError freshness: CacheFreshness, shared: Bool = false) -> Bool {
         let directives = self.directives
-        guard !directives.has("must-revalidate"), !directives.has("no-cache") || directives.hasValue("no-cache"),
+        guard !directives.has("must-revalidate"), !(shared && CacheRequest.sharedMustRevalidate(directives)),
+            !directives.has("no-cache") || directives.hasValue("no-cache"),
             let window = directives.seconds("stale-if-error")
         else { return false }
         return freshness.staleness <= window

@@ -104,6 +104,8 @@ public final class HTTPCache: Middleware, Sendable {
 
     /// Where responses are kept.
     public let storage: Storage
+    /// Whether the cache follows RFC 9111's rules for a shared cache (a proxy's, a CDN's) rather than a private one.
+    public let isShared: Bool
     private let store: any CacheStore
     private let counts = Locked(Statistics())
     /// Goes up with every `removeAll()`: a response whose request was sent before it is not stored.
@@ -117,17 +119,24 @@ public final class HTTPCache: Middleware, Sendable {
 
     /// Creates a cache.
     ///
-    /// - Parameter storage: where responses are kept; a negative size keeps nothing.
-    public convenience init(storage: Storage) {
-        self.init(storage: storage, clock: { Date() })
+    /// - Parameters:
+    ///   - storage: where responses are kept; a negative size keeps nothing.
+    ///   - isShared: follow RFC 9111's rules for a shared cache, as a proxy in front of several users would: no
+    ///     `private` response is stored, nor a response to a request with `Authorization` unless it says `public`,
+    ///     `s-maxage` or `must-revalidate`; `s-maxage` comes before `max-age`, and with `proxy-revalidate` forbids
+    ///     serving stale. A private cache (the default) is what an app or a service calling an API wants.
+    public convenience init(storage: Storage, isShared: Bool = false) {
+        self.init(storage: storage, isShared: isShared, clock: { Date() })
     }
 
     /// Creates a cache that reads the time from `clock`; a folder's store calls `folderWriteProbe` each time a file
     /// is written whole, before it is renamed into place. For tests.
     package init(
-        storage: Storage, clock: @escaping @Sendable () -> Date, folderWriteProbe: (@Sendable (URL) -> Void)? = nil
+        storage: Storage, isShared: Bool = false, clock: @escaping @Sendable () -> Date,
+        folderWriteProbe: (@Sendable (URL) -> Void)? = nil
     ) {
         self.storage = storage
+        self.isShared = isShared
         self.clock = clock
         switch storage {
         case .memory(let maximumBytes): store = MemoryCacheStore(maximumBytes: maximumBytes)
@@ -225,8 +234,8 @@ public final class HTTPCache: Middleware, Sendable {
             if asked.neverLoads { return try unavailable(request) }
             return Self.tagged(try await next(Self.uncached(request), context), status: Self.bypass)
         }
-        let freshness = CacheFreshness(stored, now: now)
-        switch asked.decision(for: stored, freshness: freshness) {
+        let freshness = CacheFreshness(stored, now: now, shared: isShared)
+        switch asked.decision(for: stored, freshness: freshness, shared: isShared) {
         case .serve:
             if let response = served(stored, to: request, age: freshness.age, status: "NAL; hit") { return response }
         case .serveStale:
@@ -275,7 +284,7 @@ public final class HTTPCache: Middleware, Sendable {
         guard answered == key, whole, response.fileURL == nil, response.streamedBody == nil,
             self.generation.withLock({ $0 }) == generation,
             let entry = CacheStorability.entry(
-                for: response, request: request, requestTime: requestTime, responseTime: clock())
+                for: response, request: request, requestTime: requestTime, responseTime: clock(), shared: isShared)
         else { return }
         await store.store(entry, for: key)
         if self.generation.withLock({ $0 }) != generation {
@@ -302,7 +311,7 @@ public final class HTTPCache: Middleware, Sendable {
             response = try await next(conditional, context)
         } catch {
             // A cancelled call is the caller's decision, not a failure to stand in for.
-            if !Self.isCancellation(error), stored.allowsStale(afterError: freshness),
+            if !Self.isCancellation(error), stored.allowsStale(afterError: freshness, shared: isShared),
                 let stale = served(stored, to: request, age: freshness.age, status: "NAL; hit; detail=stale-if-error")
             {
                 return stale
@@ -320,12 +329,12 @@ public final class HTTPCache: Middleware, Sendable {
             let updated = stored.revalidated(by: response, requestTime: requestTime, responseTime: clock())
             await store.update(updated, for: key, replacing: stored)
             counts.withLock { $0.revalidations += 1 }
-            let age = CacheFreshness(updated, now: clock()).age
+            let age = CacheFreshness(updated, now: clock(), shared: isShared).age
             if let served = served(updated, to: request, age: age, status: "NAL; fwd=stale; fwd-status=304") {
                 return served
             }
         }
-        if (500...599).contains(response.statusCode), stored.allowsStale(afterError: freshness),
+        if (500...599).contains(response.statusCode), stored.allowsStale(afterError: freshness, shared: isShared),
             let stale = served(stored, to: request, age: freshness.age, status: "NAL; hit; detail=stale-if-error")
         {
             return stale

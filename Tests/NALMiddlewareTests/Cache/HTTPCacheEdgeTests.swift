@@ -187,6 +187,44 @@ struct HTTPCacheEdgeTests {
         #expect(origin.requests.count == 3)
     }
 
+    @Test(
+        "a shared cache keeps no private response and no answer to Authorization unless allowed, and reads s-maxage first",
+        arguments: CacheStoreKind.allCases)
+    func sharedCache(_ kind: CacheStoreKind) async throws {
+        let clock = self.clock
+        let shared = HTTPCache(storage: kind.storage(maximumBytes: 1 << 20), isShared: true, clock: { clock.now })
+        let origin = CacheTestOrigin(clock: clock) { request, _ in
+            switch request.url?.lastPathComponent {
+            case "private": Self.answer(["Cache-Control": "private, max-age=60"])
+            case "public": Self.answer(["Cache-Control": "public, max-age=60"])
+            case "s-maxage": Self.answer(["Cache-Control": "max-age=5, s-maxage=60"])
+            case "short": Self.answer(["Cache-Control": "max-age=60, s-maxage=5"])
+            default: Self.answer(["Cache-Control": "max-age=60"])
+            }
+        }
+        let client = Client<TestEndpoint>(middleware: [shared], transport: origin)
+        let secret = ["Authorization": "Bearer t"]
+        func twice(_ path: String, _ headers: [String: String]? = nil) async throws -> HTTPCache.Outcome? {
+            _ = try await client.request(Self.endpoint(path, headers: headers))
+            return HTTPCache.Outcome(try await client.request(Self.endpoint(path, headers: headers)))
+        }
+        #expect(try await twice("private") == .network)
+        #expect(try await twice("plain", secret) == .network)
+        #expect(try await twice("public", secret) == .hit)
+        _ = try await client.request(Self.endpoint("s-maxage"))
+        _ = try await client.request(Self.endpoint("short"))
+        clock.advance(by: 10)
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint("s-maxage"))) == .hit)
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint("short"))) == .network)
+        #expect(shared.isShared)
+        // The same responses, privately: private and an Authorization's are kept, max-age is read.
+        let ownCache = Client<TestEndpoint>(
+            middleware: [HTTPCache(storage: kind.storage(maximumBytes: 1 << 20), clock: { clock.now })],
+            transport: origin)
+        _ = try await ownCache.request(Self.endpoint("private"))
+        #expect(HTTPCache.Outcome(try await ownCache.request(Self.endpoint("private"))) == .hit)
+    }
+
     @Test("Outcome reads NAL's own member of Cache-Status, exactly")
     func outcomeParsing() throws {
         func outcome(_ status: String) throws -> HTTPCache.Outcome? {
