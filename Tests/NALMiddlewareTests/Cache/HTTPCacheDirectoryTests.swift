@@ -198,7 +198,7 @@ struct HTTPCacheDirectoryTests {
         let origin = origin()
         do {
             let client = Client<TestEndpoint>(middleware: [cache(folder)], transport: origin)
-            for path in ["torn", "altered", "moved"] { _ = try await client.request(Self.endpoint(path)) }
+            for path in ["torn", "altered", "moved", "donor"] { _ = try await client.request(Self.endpoint(path)) }
         }
         let files = Self.entries(in: folder)
         func file(holding text: String) throws -> URL {
@@ -207,25 +207,50 @@ struct HTTPCacheDirectoryTests {
         let torn = try file(holding: "/v1/torn#0")
         let altered = try file(holding: "/v1/altered#1")
         let moved = try file(holding: "/v1/moved#2")
+        let donor = try file(holding: "/v1/donor#3")
+        // Cut short, as a crash mid-write would leave it.
         let tornBytes = try Data(contentsOf: torn)
         try tornBytes.prefix(tornBytes.count - 10).write(to: torn)
+        // Whole, but one byte of its body changed.
         var alteredBytes = try Data(contentsOf: altered)
         let body = try #require(alteredBytes.range(of: Data("/v1/altered#1".utf8)))
         alteredBytes[body.lowerBound] = UInt8(ascii: "X")
         try alteredBytes.write(to: altered)
         // Another URL's intact entry under this URL's name.
         try FileManager.default.removeItem(at: moved)
-        try FileManager.default.copyItem(at: altered, to: moved)
-        try tornBytes.write(to: altered)
+        try FileManager.default.copyItem(at: donor, to: moved)
 
         let client = Client<TestEndpoint>(middleware: [cache(folder)], transport: origin)
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint("donor"))) == .hit)
         for (index, path) in ["torn", "altered", "moved"].enumerated() {
             let response = try await client.request(Self.endpoint(path))
             #expect(HTTPCache.Outcome(response) == .network, "\(path)")
-            #expect(response.string() == "/v1/\(path)#\(index + 3)")
+            #expect(response.string() == "/v1/\(path)#\(index + 4)")
             // The new answer replaced the damaged file.
             #expect(HTTPCache.Outcome(try await client.request(Self.endpoint(path))) == .hit, "\(path)")
         }
+    }
+
+    @Test("a hit on an entry kept in memory counts as a use: the folder evicts the least recently used instead")
+    func memoryHitsCountAsUses() async throws {
+        let folder = CacheStoreKind.newFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bound = 10_000
+        let origin = CacheTestOrigin(clock: clock) { _, _ in
+            CacheTestOrigin.Answer(headers: ["Cache-Control": "max-age=3600"], body: Data(repeating: 0x63, count: 500))
+        }
+        let client = Client<TestEndpoint>(middleware: [cache(folder, maximumBytes: bound)], transport: origin)
+        for path in ["a", "b", "c"] { _ = try await client.request(Self.endpoint(path)) }
+        // a is kept in memory (a quarter of the bound holds three entries): this hit reads no file.
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint("a"))) == .hit)
+        #expect(Self.entries(in: folder).count == 3)
+        let fileSize = (Self.folderBytes(folder) - 32) / 3  // three equal entries beside the 32-byte salt
+        // Enough more entries for exactly one eviction: b's, the least recently used.
+        let fitting = (bound - 32) / fileSize
+        for index in 0..<(fitting - 2) { _ = try await client.request(Self.endpoint("x\(index)")) }
+        #expect(Self.folderBytes(folder) <= bound)
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint("b"))) == .network)
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint("a"))) == .hit)
     }
 
     @Test("credentials a Vary names are on disk only as salted digests, yet select their response")
