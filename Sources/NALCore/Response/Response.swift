@@ -70,6 +70,19 @@ public struct Response: Sendable {
     /// The URL that answered (after any redirect), without making `httpResponse`.
     package var responseURL: URL? { head.url }
 
+    /// A response made from a head kept elsewhere (a cache's), whose `HTTPURLResponse` is made only when it is read;
+    /// `nil` when Foundation cannot make a response of `url` and `statusCode`.
+    package init?(
+        request: URLRequest, url: URL, statusCode: Int, fields: [(name: String, value: String)], data: Data,
+        timing: ResponseTiming
+    ) {
+        guard
+            let head = LazyHTTPResponse(
+                ResponseHead(url: url, statusCode: statusCode, version: "HTTP/1.1", fields: fields))
+        else { return nil }
+        self.init(request: request, head: head, data: data, timing: timing)
+    }
+
     /// This response with `fields` as its header fields, in an `HTTPURLResponse` made only when it is read; `nil`
     /// when Foundation cannot make a response of its URL and status.
     package func replacingFields(with fields: [(name: String, value: String)]) -> Response? {

@@ -382,12 +382,12 @@ public final class HTTPCache: Middleware, Sendable {
         fields.append((name: "Age", value: String(age)))
         fields.append((name: Self.statusField, value: status))
         guard let url = request.url,
-            let head = LazyHTTPResponse(
-                ResponseHead(url: url, statusCode: statusCode, version: "HTTP/1.1", fields: fields))
+            let response = Response(
+                request: request, url: url, statusCode: statusCode, fields: fields, data: body,
+                timing: ResponseTiming(start: Date(), duration: .zero))
         else { return nil }
         if status.hasPrefix("NAL; hit") { counts.withLock { $0.hits += 1 } }
-        return Response(
-            request: request, head: head, data: body, timing: ResponseTiming(start: Date(), duration: .zero))
+        return response
     }
 
     /// The 504 of `only-if-cached` (RFC 9111 §5.2.1.7), and of `returnCacheDataDontLoad`, when nothing stored fits:
