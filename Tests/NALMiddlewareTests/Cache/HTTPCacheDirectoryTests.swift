@@ -235,13 +235,13 @@ struct HTTPCacheDirectoryTests {
     func memoryHitsCountAsUses() async throws {
         let folder = CacheStoreKind.newFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let bound = 10_000
+        let bound = 20_000
         let origin = CacheTestOrigin(clock: clock) { _, _ in
             CacheTestOrigin.Answer(headers: ["Cache-Control": "max-age=3600"], body: Data(repeating: 0x63, count: 500))
         }
         let client = Client<TestEndpoint>(middleware: [cache(folder, maximumBytes: bound)], transport: origin)
         for path in ["a", "b", "c"] { _ = try await client.request(Self.endpoint(path)) }
-        // a is kept in memory (a quarter of the bound holds three entries): this hit reads no file.
+        // a is kept in memory (a quarter of the bound holds five entries): this hit reads no file.
         #expect(HTTPCache.Outcome(try await client.request(Self.endpoint("a"))) == .hit)
         #expect(Self.entries(in: folder).count == 3)
         let fileSize = (Self.folderBytes(folder) - 32) / 3  // three equal entries beside the 32-byte salt
