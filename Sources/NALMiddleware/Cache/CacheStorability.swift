@@ -51,7 +51,15 @@ enum CacheStorability {
             || fields.contains { $0.name.lowercased() == "expires" }
         guard explicit || CacheFreshness.heuristicallyCacheable.contains(status) else { return nil }
         let headers = CachedResponse.lowercasedNames(request.allHTTPHeaderFields ?? [:])
-        let varying = varyNames.map { name in (name: name, value: headers[name]) }
+        // The transport adds stored cookies below the cache: a response that varies on cookies the cache never saw
+        // could be one user's page served to another.
+        guard !varyNames.contains("cookie") || headers["cookie"] != nil else { return nil }
+        var varying = varyNames.map { name in (name: name, value: headers[name]) }
+        // A response to a credential is served only to the same credential, as if it said Vary: Authorization:
+        // after a logout or a change of user, a private cache must not hand one account's data to another.
+        if let authorization = headers["authorization"], !varyNames.contains("authorization") {
+            varying.append((name: "authorization", value: authorization))
+        }
         let named = Set(
             (fields.filter { $0.name.lowercased() == "connection" }.map(\.value) + [directives.value("no-cache") ?? ""]
                 + [shared ? directives.value("private") ?? "" : ""])

@@ -4,8 +4,9 @@ protocol CacheStore: Sendable {
     func response(for key: String, matching headers: [String: String]) async -> CachedResponse?
 
     /// Stores `response` for `key`, in place of the variant that a request with its `Vary` values selects; it is
-    /// kept by the time this returns.
-    func store(_ response: CachedResponse, for key: String) async
+    /// kept by the time this returns. `false` when it was not kept (too large, a folder that cannot be written).
+    @discardableResult
+    func store(_ response: CachedResponse, for key: String) async -> Bool
 
     /// Replaces `old`, a response this store returned, with `response` (its head updated by a 304).
     func update(_ response: CachedResponse, for key: String, replacing old: CachedResponse) async

@@ -119,15 +119,16 @@ final class DirectoryCacheStore: CacheStore {
         }
     }
 
-    func store(_ response: CachedResponse, for key: String) async {
+    @discardableResult
+    func store(_ response: CachedResponse, for key: String) async -> Bool {
         await onQueue { store in
-            guard store.open() else { return }
+            guard store.open() else { return false }
             let salt = store.state.withLock { $0.salt }
             var protected = response
             protected.varying = response.varying.map {
                 (name: $0.name, value: Self.protectedValue($0.value, of: $0.name, salt: salt))
             }
-            store.write(protected, for: key)
+            return store.write(protected, for: key)
         }
     }
 
@@ -297,8 +298,9 @@ final class DirectoryCacheStore: CacheStore {
         return "\(digest)-\(Self.hash(selector, salt: state.withLock { $0.salt }).prefix(24))\(Self.entrySuffix)"
     }
 
-    /// Writes `response` as `key`'s entry for its Vary values, replacing the one there.
-    private func write(_ response: CachedResponse, for key: String) {
+    /// Writes `response` as `key`'s entry for its Vary values, replacing the one there; `false` when it could not.
+    @discardableResult
+    private func write(_ response: CachedResponse, for key: String) -> Bool {
         let digest = digest(key)
         let name = entryName(digest: digest, varying: response.varying)
         let bytes = CacheEntryFile.encode(response, keyDigest: digest)
@@ -306,7 +308,7 @@ final class DirectoryCacheStore: CacheStore {
         guard bytes.count <= maximumBytes - state.withLock({ $0.salt.count }) else {
             // Too large for the folder: the entry it would replace is out of date, so it goes too.
             if let replaced { drop(replaced, digest: digest) }
-            return
+            return false
         }
         makeRoom(for: bytes.count, sparing: name)
         state.withLock { $0.bytes += bytes.count }
@@ -322,7 +324,7 @@ final class DirectoryCacheStore: CacheStore {
         guard written else {
             state.withLock { $0.bytes -= bytes.count }
             if let replaced { drop(replaced, digest: digest) }
-            return
+            return false
         }
         state.withLock { state in
             var list = state.entries[digest] ?? []
@@ -337,6 +339,9 @@ final class DirectoryCacheStore: CacheStore {
             state.order.use(name)
             keepLoaded(response, name: name, digest: digest, in: &state)
         }
+        let surplus = state.withLock { Array(($0.entries[digest] ?? []).dropFirst(MemoryCacheStore.mostVariants)) }
+        for entry in surplus { drop(entry, digest: digest) }
+        return true
     }
 
     /// Writes `bytes` to a new file and renames it over the entry `name`.

@@ -38,7 +38,7 @@ import NALSupport
 /// Several clients may share one cache, but not several accounts: a cache outside the middleware that adds
 /// `Authorization` cannot tell one user's responses from another's. Keep one cache (and one folder) per account,
 /// and call ``removeAll()`` at logout.
-public final class HTTPCache: Middleware, Sendable {
+public final class HTTPCache: Middleware, Sendable, CustomReflectable {
     /// Where responses are kept.
     public enum Storage: Sendable, Equatable {
         /// In memory, at most `maximumBytes` (bodies and fields), least recently used first out.
@@ -148,6 +148,12 @@ public final class HTTPCache: Middleware, Sendable {
 
     /// What the cache has done since it was made.
     public var statistics: Statistics { counts.withLock { $0 } }
+
+    /// What `dump(_:)` and debuggers show: the settings and the counts, never a stored response.
+    public var customMirror: Mirror {
+        Mirror(
+            self, children: ["storage": storage, "isShared": isShared, "statistics": statistics], displayStyle: .class)
+    }
 
     /// Removes every stored response; from a folder, its files are gone when this returns. A call under way does
     /// not store its response afterwards: call this at logout.
@@ -286,12 +292,12 @@ public final class HTTPCache: Middleware, Sendable {
             let entry = CacheStorability.entry(
                 for: response, request: request, requestTime: requestTime, responseTime: clock(), shared: isShared)
         else { return }
-        await store.store(entry, for: key)
+        let stored = await store.store(entry, for: key)
         if self.generation.withLock({ $0 }) != generation {
             await store.remove(key)
             return
         }
-        counts.withLock { $0.stores += 1 }
+        if stored { counts.withLock { $0.stores += 1 } }
     }
 
     /// Asks the server whether `stored` is still good, with its validators.

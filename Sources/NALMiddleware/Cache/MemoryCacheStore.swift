@@ -13,6 +13,9 @@ final class MemoryCacheStore: CacheStore {
     let maximumBytes: Int
     private let state = Locked(State())
 
+    /// The most responses kept for one URL, newest first.
+    static let mostVariants = 32
+
     init(maximumBytes: Int) {
         self.maximumBytes = max(0, maximumBytes)
     }
@@ -28,27 +31,46 @@ final class MemoryCacheStore: CacheStore {
 
     /// Stores `response` for `key`, in place of any variant a request with the same `Vary` values selects. A
     /// response larger than the whole store is not kept (and drops the variant it would replace).
-    func store(_ response: CachedResponse, for key: String) {
+    @discardableResult
+    func store(_ response: CachedResponse, for key: String) -> Bool {
+        guard response.cost <= maximumBytes else {
+            // Too large to keep: the variant it would replace is out of date, so it goes too.
+            state.withLock { state in
+                guard var variants = state.slots.removeValue(forKey: key) else { return }
+                state.bytes -= Self.cost(of: variants)
+                variants.removeAll {
+                    $0.varying.map(\.name) == response.varying.map(\.name) && $0.matches(Self.selector(of: response))
+                }
+                if variants.isEmpty {
+                    state.order.remove(key)
+                } else {
+                    state.bytes += Self.cost(of: variants)
+                    state.slots[key] = variants
+                }
+            }
+            return false
+        }
         state.withLock { state in
             var variants = state.slots.removeValue(forKey: key) ?? []
             state.bytes -= Self.cost(of: variants)
-            let selector = Dictionary(
-                response.varying.compactMap { item in item.value.map { (item.name, $0) } },
-                uniquingKeysWith: { first, _ in first })
+            let selector = Self.selector(of: response)
             variants.removeAll { $0.varying.map(\.name) == response.varying.map(\.name) && $0.matches(selector) }
-            if response.cost <= maximumBytes { variants.insert(response, at: 0) }
-            guard !variants.isEmpty else {
-                state.order.remove(key)
-                return
-            }
+            variants.insert(response, at: 0)
+            // A Vary on a field that differs on every request (an ID, a time) would make one URL's list endless.
+            if variants.count > Self.mostVariants { variants.removeLast(variants.count - Self.mostVariants) }
             state.bytes += Self.cost(of: variants)
             state.slots[key] = variants
             state.order.use(key)
-            while state.bytes > maximumBytes, let oldest = state.order.oldest() {
-                state.bytes -= Self.cost(of: state.slots.removeValue(forKey: oldest) ?? [])
-                state.order.remove(oldest)
-            }
+            Self.evict(&state, toFit: maximumBytes)
         }
+        return true
+    }
+
+    /// The request fields a request must have to select `response`.
+    private static func selector(of response: CachedResponse) -> [String: String] {
+        Dictionary(
+            response.varying.compactMap { item in item.value.map { (item.name, $0) } },
+            uniquingKeysWith: { first, _ in first })
     }
 
     /// Replaces `old` among `key`'s variants with `response` (a revalidated response's new head); nothing when
@@ -62,8 +84,12 @@ final class MemoryCacheStore: CacheStore {
             else { return }
             state.bytes -= Self.cost(of: variants)
             variants[index] = response
+            // A 304 may bring fields enough to make the response too large to keep.
+            if response.cost > maximumBytes { variants.remove(at: index) }
             state.bytes += Self.cost(of: variants)
-            state.slots[key] = variants
+            state.slots[key] = variants.isEmpty ? nil : variants
+            if variants.isEmpty { state.order.remove(key) }
+            Self.evict(&state, toFit: maximumBytes)
         }
     }
 
@@ -86,4 +112,12 @@ final class MemoryCacheStore: CacheStore {
     }
 
     private static func cost(of variants: [CachedResponse]) -> Int { variants.reduce(0) { $0 + $1.cost } }
+
+    /// Removes the least recently used URLs until the store takes at most `maximumBytes`.
+    private static func evict(_ state: inout State, toFit maximumBytes: Int) {
+        while state.bytes > maximumBytes, let oldest = state.order.oldest() {
+            state.bytes -= cost(of: state.slots.removeValue(forKey: oldest) ?? [])
+            state.order.remove(oldest)
+        }
+    }
 }

@@ -225,6 +225,78 @@ struct HTTPCacheEdgeTests {
         #expect(HTTPCache.Outcome(try await ownCache.request(Self.endpoint("private"))) == .hit)
     }
 
+    @Test(
+        "a response to one Authorization is served only to the same one; Vary: Cookie without a Cookie field is not kept",
+        arguments: CacheStoreKind.allCases)
+    func accountsKeptApart(_ kind: CacheStoreKind) async throws {
+        let origin = CacheTestOrigin(clock: clock) { request, index in
+            let vary = request.url?.lastPathComponent == "cookies" ? ["Vary": "Cookie"] : [:]
+            return Self.answer(vary.merging(["Cache-Control": "max-age=60"]) { first, _ in first }, body: "#\(index)")
+        }
+        let client = Client<TestEndpoint>(middleware: [cache(kind)], transport: origin)
+        let alice = ["Authorization": "Bearer alice"]
+        _ = try await client.request(Self.endpoint("me", headers: alice))
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint("me", headers: alice))) == .hit)
+        let bob = try await client.request(Self.endpoint("me", headers: ["Authorization": "Bearer bob"]))
+        #expect(HTTPCache.Outcome(bob) == .network)
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint("me"))) == .network)
+        // The transport, below the cache, may add stored cookies the cache never sees.
+        _ = try await client.request(Self.endpoint("cookies"))
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint("cookies"))) == .network)
+        _ = try await client.request(Self.endpoint("cookies", headers: ["Cookie": "sid=1"]))
+        #expect(
+            HTTPCache.Outcome(try await client.request(Self.endpoint("cookies", headers: ["Cookie": "sid=1"]))) == .hit)
+    }
+
+    @Test(
+        "one URL keeps at most 32 variants however many values its Vary field takes; the newest stay",
+        arguments: CacheStoreKind.allCases)
+    func variantsBounded(_ kind: CacheStoreKind) async throws {
+        let origin = CacheTestOrigin(clock: clock) { _, _ in
+            Self.answer(["Cache-Control": "max-age=60", "Vary": "X-Id"])
+        }
+        let client = Client<TestEndpoint>(middleware: [cache(kind)], transport: origin)
+        for id in 0..<40 { _ = try await client.request(Self.endpoint(headers: ["X-Id": "\(id)"])) }
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint(headers: ["X-Id": "39"]))) == .hit)
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint(headers: ["X-Id": "8"]))) == .hit)
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint(headers: ["X-Id": "7"]))) == .network)
+    }
+
+    @Test("a 304 whose fields make the response too large for the memory store removes it; stores counts what was kept")
+    func growthAndCounts() async throws {
+        let big = String(repeating: "x", count: 3000)
+        let origin = CacheTestOrigin(clock: clock) { request, index in
+            if request.url?.lastPathComponent == "huge" {
+                return Self.answer(["Cache-Control": "max-age=60"], body: String(repeating: "h", count: 5000))
+            }
+            return index == 0
+                ? Self.answer(["Cache-Control": "max-age=10", "ETag": "\"v1\""], body: "small")
+                : Self.answer(["Cache-Control": "max-age=10", "ETag": "\"v1\"", "X-Big": big], status: 304)
+        }
+        let clock = self.clock
+        let cache = HTTPCache(storage: .memory(maximumBytes: 2000), clock: { clock.now })
+        let client = Client<TestEndpoint>(middleware: [cache], transport: origin)
+        _ = try await client.request(Self.endpoint())
+        clock.advance(by: 11)
+        #expect(try await client.request(Self.endpoint()).headers["X-Big"] == big)
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint())) == .network)
+        _ = try await client.request(Self.endpoint("huge"))
+        #expect(cache.statistics.stores == 1)  // the first; not the one too large to keep
+    }
+
+    @Test("dump(cache) shows its settings and counts, never what it stores")
+    func mirrorShowsNoResponses() async throws {
+        let origin = CacheTestOrigin(clock: clock) { _, _ in
+            Self.answer(["Cache-Control": "max-age=60", "X-Secret": "s3cr3t-value"], body: "private body")
+        }
+        let cache = cache(.memory)
+        _ = try await Client<TestEndpoint>(middleware: [cache], transport: origin).request(Self.endpoint())
+        var text = ""
+        dump(cache, to: &text)
+        #expect(text.contains("statistics"))
+        #expect(!text.contains("s3cr3t-value") && !text.contains("private body"))
+    }
+
     @Test("Outcome reads NAL's own member of Cache-Status, exactly")
     func outcomeParsing() throws {
         func outcome(_ status: String) throws -> HTTPCache.Outcome? {
