@@ -200,9 +200,20 @@ public final class HTTPCache: Middleware, Sendable, CustomReflectable {
     static let bypass = "NAL; fwd=bypass"
 
     /// The stored responses' key: the URL without its fragment.
+    /// The scheme and host are lowercased and a default port left out, so that `HTTPS://API.example.com:443/x`
+    /// and `https://api.example.com/x` are one resource (a POST to either invalidates both).
     static func key(for url: URL) -> String {
-        guard let fragment = url.absoluteString.firstIndex(of: "#") else { return url.absoluteString }
-        return String(url.absoluteString[..<fragment])
+        var text = url.absoluteString
+        if let fragment = text.firstIndex(of: "#") { text = String(text[..<fragment]) }
+        let scheme = url.scheme?.lowercased()
+        let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
+        guard url.scheme != scheme || url.host != url.host?.lowercased() || url.port != nil && url.port == defaultPort,
+            var parts = URLComponents(string: text)
+        else { return text }
+        parts.scheme = scheme
+        parts.host = parts.host?.lowercased()
+        if parts.port == defaultPort { parts.port = nil }
+        return parts.string ?? text
     }
 
     /// Whether the caller made the request conditional itself: its answer is the caller's to read.
@@ -333,7 +344,12 @@ public final class HTTPCache: Middleware, Sendable, CustomReflectable {
                 return try await fromNetwork(request, key: key, context: context, next: next, stores: true)
             }
             let updated = stored.revalidated(by: response, requestTime: requestTime, responseTime: clock())
-            await store.update(updated, for: key, replacing: stored)
+            if updated.directives.has("no-store") {
+                // The server now forbids keeping it: served this once, and gone (§3.2).
+                await store.remove(key)
+            } else {
+                await store.update(updated, for: key, replacing: stored)
+            }
             counts.withLock { $0.revalidations += 1 }
             let age = CacheFreshness(updated, now: clock(), shared: isShared).age
             if let served = served(updated, to: request, age: age, status: "NAL; fwd=stale; fwd-status=304") {

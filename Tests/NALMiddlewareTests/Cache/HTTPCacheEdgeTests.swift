@@ -297,6 +297,39 @@ struct HTTPCacheEdgeTests {
         #expect(!text.contains("s3cr3t-value") && !text.contains("private body"))
     }
 
+    @Test(
+        "a POST to the same URL spelt otherwise (scheme and host case, the default port) invalidates it",
+        arguments: CacheStoreKind.allCases)
+    func spellingsOfOneURL(_ kind: CacheStoreKind) async throws {
+        let origin = CacheTestOrigin(clock: clock) { _, _ in Self.answer(["Cache-Control": "max-age=60"]) }
+        let client = Client<TestEndpoint>(middleware: [cache(kind)], transport: origin)
+        _ = try await client.request(Self.endpoint())
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint())) == .hit)
+        var shouting = Self.endpoint(method: .post)
+        let base = try #require(URLComponents(url: TestEndpoint.exampleBase, resolvingAgainstBaseURL: false))
+        shouting.baseURL = try #require(
+            URL(string: "HTTPS://\(base.host?.uppercased() ?? ""):443\(base.path)"))
+        _ = try await client.request(shouting)
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint())) == .network)
+    }
+
+    @Test(
+        "a 304 that says no-store serves the stored response once, then it is gone", arguments: CacheStoreKind.allCases)
+    func notModifiedWithNoStore(_ kind: CacheStoreKind) async throws {
+        let origin = CacheTestOrigin(clock: clock) { _, index in
+            index == 0
+                ? Self.answer(["Cache-Control": "max-age=10", "ETag": "\"v1\""], body: "stored")
+                : Self.answer(["Cache-Control": "no-store", "ETag": "\"v1\""], status: 304)
+        }
+        let client = Client<TestEndpoint>(middleware: [cache(kind)], transport: origin)
+        _ = try await client.request(Self.endpoint())
+        clock.advance(by: 11)
+        let once = try await client.request(Self.endpoint())
+        #expect(HTTPCache.Outcome(once) == .revalidated)
+        #expect(once.string() == "stored")
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint())) == .network)
+    }
+
     @Test("Outcome reads NAL's own member of Cache-Status, exactly")
     func outcomeParsing() throws {
         func outcome(_ status: String) throws -> HTTPCache.Outcome? {
