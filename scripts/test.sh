@@ -65,28 +65,16 @@ rm -f .build/test-pass-*.log
 # worst stall near 0.1 s (measured with a probe that hops to each pool every 20 ms).
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-16}
 # Runs `swift test --skip-build "$@"` into .build/$log. Each suite with a failing test runs again alone, and the pass
-# stands if they all pass then: on two shared cores a whole pass's load stalls threads for seconds, past the timing
-# checks' bounds and timeouts (a 1.1 s answer missing a 1.95 s timeout, a 1 s timeout ending at 6.7 s, a benchmark's
-# quartiles as wide as its median); a failure alone is a failure. A crash (no issue recorded) fails the run as it is.
-# Every suite run again is named here, so that a flaky one shows.
+# stands if they all pass then (scripts/lib/rerun.sh says why); a failure alone is a failure, and a crash (no issue
+# recorded) fails the run as it is.
+source scripts/lib/rerun.sh
 run_pass() {
     local log=$1
     shift
     if swift test --skip-build "$@" 2>&1 | tee ".build/$log.log"; then
         return 0
     fi
-    local issues suites suite
-    issues=$(grep -E '✘ Test .* recorded an issue at ' ".build/$log.log" || true)
-    if [[ -z "$issues" ]]; then
-        exit 1
-    fi
-    suites=$(grep -oE 'recorded an issue at [A-Za-z0-9_]+\.swift' <<< "$issues" | sed 's/.* at //; s/\.swift$//' | sort -u)
-    echo "== tests failed under the whole pass's load; each of their suites again, alone:" $suites
-    for suite in $suites; do
-        swift test --skip-build --filter "$suite" 2>&1 | tee ".build/$log-$suite.log"
-        grep -qE "Test run with [1-9][0-9]* tests? .*passed" ".build/$log-$suite.log" \
-            || { echo "Error: $suite failed alone too, or ran no test" >&2; exit 1; }
-    done
+    rerun_failed_suites ".build/$log.log" || exit 1
 }
 
 echo "== tests"

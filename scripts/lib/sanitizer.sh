@@ -7,6 +7,7 @@
 run_under_sanitizer() {
     local name=$1 folder=$2 variable=$3 options=$4 report=$5 filter_text=${6:-}
     source scripts/lib/servers.sh
+    source scripts/lib/rerun.sh
     trap stop_servers EXIT
     # With CI=true, a server that does not start fails the run (its tests would all be skipped).
     start_test_servers || return 1
@@ -20,15 +21,26 @@ run_under_sanitizer() {
     echo "== tests under --sanitize=$name"
     local filter=(--skip NALCLITests)
     [[ -n "$filter_text" ]] && filter=(--filter "$filter_text")
-    env "$variable=$options" swift test --skip-build --sanitize="$name" --scratch-path "$folder" "${filter[@]}" 2>&1 \
-        | tee "$folder/test.log"
+    # A timing check that fails under the whole run's load (a sanitizer slows every thread) runs again alone, as
+    # in scripts/test.sh: scripts/lib/rerun.sh. A sanitizer report fails the run whatever the retry says.
+    local sanitized=(--sanitize="$name" --scratch-path "$folder")
+    rm -f "$folder"/test*.log*
+    env "$variable=$options" swift test --skip-build "${sanitized[@]}" "${filter[@]}" 2>&1 | tee "$folder/test.log"
     local status=${PIPESTATUS[0]}
+    if (( status != 0 )); then
+        (export "$variable=$options"; rerun_failed_suites "$folder/test.log" "${sanitized[@]}") && status=0
+        cat "$folder/test.log".* >> "$folder/test.log" 2>/dev/null || true
+    fi
     if [[ -z "$filter_text" ]]; then
         for mode in curl curl-loop; do
             echo "== the transport suites against CurlTransport, NAL_TEST_TRANSPORT=$mode (C callbacks, the event loop)"
-            env NAL_TEST_TRANSPORT="$mode" "$variable=$options" swift test --skip-build --sanitize="$name" \
-                --scratch-path "$folder" --filter "$TRANSPORT_SUITES" 2>&1 | tee -a "$folder/test.log"
-            (( PIPESTATUS[0] == 0 )) || status=1
+            env NAL_TEST_TRANSPORT="$mode" "$variable=$options" swift test --skip-build "${sanitized[@]}" \
+                --filter "$TRANSPORT_SUITES" 2>&1 | tee "$folder/test-$mode.log"
+            if (( PIPESTATUS[0] != 0 )); then
+                (export NAL_TEST_TRANSPORT="$mode" "$variable=$options"
+                    rerun_failed_suites "$folder/test-$mode.log" "${sanitized[@]}") || status=1
+            fi
+            cat "$folder/test-$mode.log"* >> "$folder/test.log"
         done
     fi
     if grep -q "$report" "$folder/test.log"; then
