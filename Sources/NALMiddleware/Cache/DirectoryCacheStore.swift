@@ -165,16 +165,6 @@ final class DirectoryCacheStore: CacheStore {
         }
     }
 
-    /// How many responses are stored, and the bytes the bound counts.
-    var usage: (count: Int, bytes: Int) {
-        get async {
-            await onQueue { store in
-                _ = store.open()
-                return store.state.withLock { state in (state.entries.values.reduce(0) { $0 + $1.count }, state.bytes) }
-            }
-        }
-    }
-
     // MARK: - Without the queue
 
     private enum MemoryAnswer {

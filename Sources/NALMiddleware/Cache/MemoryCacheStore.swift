@@ -106,11 +106,6 @@ final class MemoryCacheStore: CacheStore {
         state.withLock { $0 = State() }
     }
 
-    /// How many responses are stored, and the bytes they take.
-    var usage: (count: Int, bytes: Int) {
-        state.withLock { state in (state.slots.values.reduce(0) { $0 + $1.count }, state.bytes) }
-    }
-
     private static func cost(of variants: [CachedResponse]) -> Int { variants.reduce(0) { $0 + $1.cost } }
 
     /// Removes the least recently used URLs until the store takes at most `maximumBytes`.
