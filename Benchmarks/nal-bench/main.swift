@@ -5,7 +5,7 @@ let usage = """
            nal-bench [--quick] [--filter <regex>] --save-baseline <name> | --compare <name> [--metric <metric>]
            nal-bench --list                 (every scenario, what it measures and what it is compared with)
            nal-bench memory <url> [--limit <bytes>] [--calls <n>]
-           nal-bench profile <scenario>     (runs one scenario alone for 5 s, for perf record)
+           nal-bench profile <scenario> [N] (runs one scenario alone for 5 s, for perf record; or N operations)
            nal-bench transfer upload|multipart <url> <file> | download <url> <destination>
                               | stub-download <file> <destination> | throughput <url> <destination> <rounds>
            nal-bench loopback <url> [--rounds n] [--sequential n] [--concurrent n] [--in-flight n] [--connections n]
@@ -37,11 +37,20 @@ let usage = """
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-if arguments.first == "profile", arguments.count == 2 {
-    // Runs one scenario alone for 5 s, for `perf record`.
+if arguments.first == "profile", arguments.count == 2 || arguments.count == 3 {
+    // Runs one scenario alone for 5 s, for `perf record`; or exactly N operations, for `perf stat`'s instruction
+    // count, which the machine's noise does not move (two counts apart give the instructions per operation).
     guard let benchmark = BenchMain.allScenarios.first(where: { $0.name == arguments[1] }) else {
         FileHandle.standardError.write(Data("Error: no scenario named '\(arguments[1])'\n".utf8))
         exit(64)
+    }
+    if arguments.count == 3 {
+        guard let operations = Int(arguments[2]), operations > 0 else {
+            FileHandle.standardError.write(Data("Error: '\(arguments[2])' is not a number of operations\n".utf8))
+            exit(64)
+        }
+        try await benchmark.run(operations)
+        exit(0)
     }
     let end = ContinuousClock.now + .seconds(5)
     while ContinuousClock.now < end { try await benchmark.run(1000) }

@@ -7,7 +7,7 @@ import NALCore
 
 /// The reference workload of the Core issue and its variants.
 enum BenchAPI: RemoteService {
-    case plain, query, json, encodable, form
+    case plain, query, queryDictionary, queryPrebuilt, json, encodable, form
 
     static let base = URL(string: "https://api.example.com/v1") ?? URL(fileURLWithPath: "/")
 
@@ -15,26 +15,40 @@ enum BenchAPI: RemoteService {
     var path: String { "search" }
     var method: HTTPMethod {
         switch self {
-        case .plain, .query: .get
+        case .plain, .query, .queryDictionary, .queryPrebuilt: .get
         case .json, .encodable, .form: .post
         }
     }
     var requestType: RequestType {
         switch self {
         case .plain: .plain
-        case .query: .parameters(BenchAPI.parameters, encoding: URLEncoding.default)
+        case .query: .parameterList(BenchAPI.parameterList)
+        case .queryDictionary: .parameters(BenchAPI.parameters, encoding: URLEncoding.default)
+        case .queryPrebuilt: .parameters(BenchAPI.prebuiltParameters, encoding: URLEncoding.default)
         case .json: .parameters(BenchAPI.parameters, encoding: JSONEncoding.default)
         case .encodable: .jsonEncodable(TwentyFields())
         case .form: .formEncodable(SearchForm())
         }
     }
 
+    /// The reference parameters as a list, built on every call as an endpoint's `switch` builds them.
+    static var parameterList: ParameterList {
+        [
+            "q": "swift nio", "page": 2, "per_page": 50, "sort": "stars", "order": "desc",
+            "tags": ["server", "linux"], "filter": ["lang": "swift", "min": 10],
+        ]
+    }
+
+    /// The same parameters as a dictionary, built on every call.
     static var parameters: Parameters {
         [
             "q": "swift nio", "page": 2, "per_page": 50, "sort": "stars", "order": "desc",
             "tags": ["server", "linux"], "filter": ["lang": "swift", "min": 10],
         ]
     }
+
+    /// The same dictionary built once, as an endpoint with constant parameters keeps it.
+    static let prebuiltParameters = parameters
 }
 
 struct TwentyFields: Codable, Sendable {
@@ -121,10 +135,10 @@ enum FoundationBaseline {
         URL(string: finishedQueryURL).map { URLRequest(url: $0) }
     }
 
-    /// The floor plus building the endpoint's `Parameters`, which the reference workload does on every call: what
+    /// The floor plus building the endpoint's parameter list, which the reference workload does on every call: what
     /// any API that takes typed parameters pays before it writes a byte.
     static func floorWithParametersRequest() -> URLRequest? {
-        blackHole(BenchAPI.parameters)
+        blackHole(BenchAPI.parameterList)
         return floorRequest()
     }
 
@@ -166,7 +180,7 @@ extension Benchmark {
         Benchmark(
             "prepare.query",
             measures:
-                "A GET with seven query parameters (an array, a nested dictionary) through URLEncoding.default: the reference workload of request preparation.",
+                "A GET with seven query parameters (an array, a nested dictionary) as a ParameterList built on every call, through URLEncoding.default: the reference workload of request preparation.",
             comparedWith: [
                 "baseline.prepare.query", "reference.prepare.query.queryItems", "reference.prepare.query.floor",
                 "reference.prepare.query.floorWithParameters",
@@ -193,9 +207,23 @@ extension Benchmark {
         },
         .reference(
             "reference.prepare.query.floorWithParameters",
-            measures: "The floor plus building the same Parameters, which the endpoint does on every call."
+            measures: "The floor plus building the same ParameterList, which the endpoint does on every call."
         ) { n in
             for _ in 0..<n { blackHole(FoundationBaseline.floorWithParametersRequest()) }
+        },
+        Benchmark(
+            "prepare.query.dictionary",
+            measures: "prepare.query with the parameters in a Parameters dictionary built on every call.",
+            comparedWith: ["reference.prepare.query.floor", "reference.prepare.query.queryItems"]
+        ) { n in
+            for _ in 0..<n { blackHole(try BenchAPI.queryDictionary.urlRequest()) }
+        },
+        Benchmark(
+            "prepare.query.prebuilt",
+            measures: "prepare.query with a Parameters dictionary the endpoint built once (a static let).",
+            comparedWith: ["reference.prepare.query.floor", "reference.prepare.query.queryItems"]
+        ) { n in
+            for _ in 0..<n { blackHole(try BenchAPI.queryPrebuilt.urlRequest()) }
         },
         Benchmark(
             "prepare.json",

@@ -15,11 +15,15 @@ extension Array where Element == UInt8 {
             append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude))
             return
         }
-        let start = count
-        while magnitude > 0 {
-            append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10))
-            magnitude /= 10
+        // Digits are made last first, into a stack buffer written from its end: 20 digits hold any `UInt64`.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            while magnitude > 0 {
+                start -= 1
+                digits.initializeElement(at: start, to: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10))
+                magnitude /= 10
+            }
+            append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
-        self[start...].reverse()
     }
 }

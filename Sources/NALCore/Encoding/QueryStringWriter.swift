@@ -36,12 +36,31 @@ struct QueryStringWriter {
 
     mutating func write(_ parameters: Parameters) throws(ParameterFault) {
         try parameters.forEachSortedByKey { (name, value) throws(ParameterFault) in
-            guard !name.isEmpty else { throw ParameterFault(.emptyKey) }
-            key.removeAll(keepingCapacity: true)
-            PercentEncoding.appendQueryEscaped(name, spaceAsPlus: spaceAsPlus, to: &key)
-            if tracksRawKey { rawKey = name }
-            do throws(ParameterFault) { try writeValue(value, depth: 1) } catch { throw error.under(.key(name)) }
+            try writeTopLevel(name, value)
         }
+    }
+
+    /// Writes a list's pairs in key order, as the same pairs in a dictionary are written; repeated keys keep the
+    /// list's order.
+    mutating func write(_ list: ParameterList) throws(ParameterFault) {
+        let entries = list.entries
+        if entries.count == 1 { return try writeTopLevel(entries[0].0, entries[0].1) }
+        try withUnsafeTemporaryAllocation(of: KeyOrder<Int>.self, capacity: entries.count) {
+            (order) throws(ParameterFault) in
+            for index in entries.indices {
+                order.initializeElement(at: index, to: KeyOrder(entries[index].0, at: index))
+            }
+            KeyOrder.sort(order) { entries[$0].0 }
+            for slot in order { try writeTopLevel(entries[slot.position].0, entries[slot.position].1) }
+        }
+    }
+
+    private mutating func writeTopLevel(_ name: String, _ value: ParameterValue) throws(ParameterFault) {
+        guard !name.isEmpty else { throw ParameterFault(.emptyKey) }
+        key.removeAll(keepingCapacity: true)
+        PercentEncoding.appendQueryEscaped(name, spaceAsPlus: spaceAsPlus, to: &key)
+        if tracksRawKey { rawKey = name }
+        do throws(ParameterFault) { try writeValue(value, depth: 1) } catch { throw error.under(.key(name)) }
     }
 
     /// `depth` counts the containers around `value`, the top-level parameters included.
@@ -62,7 +81,7 @@ struct QueryStringWriter {
                 } catch {
                     throw error.under(.key(name))
                 }
-                key.removeSubrange(keyLength...)
+                key.removeLast(key.count - keyLength)
             }
             rawKey = parentRawKey
         case .array(let elements):
@@ -117,7 +136,7 @@ struct QueryStringWriter {
                 key = parentKey
                 rawKey = parentRawKey
             } else {
-                key.removeSubrange(keyLength...)
+                key.removeLast(key.count - keyLength)
             }
         }
     }

@@ -102,9 +102,20 @@ public struct URLEncoding: ParameterEncoding {
         String(decoding: try queryBytes(parameters), as: UTF8.self)
     }
 
+    /// The list's pairs as query text, without a leading `?`: the same text as for the same pairs in `Parameters`.
+    public func queryString(_ list: ParameterList) throws(NALError) -> String {
+        String(decoding: try queryBytes(list), as: UTF8.self)
+    }
+
     func queryBytes(_ parameters: Parameters) throws(NALError) -> [UInt8] {
         var writer = QueryStringWriter(arrayEncoding: arrayEncoding, boolEncoding: boolEncoding)
         do { try writer.write(parameters) } catch { throw error.nalError }
+        return writer.output
+    }
+
+    func queryBytes(_ list: ParameterList) throws(NALError) -> [UInt8] {
+        var writer = QueryStringWriter(arrayEncoding: arrayEncoding, boolEncoding: boolEncoding)
+        do { try writer.write(list) } catch { throw error.nalError }
         return writer.output
     }
 }

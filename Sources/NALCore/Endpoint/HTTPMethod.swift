@@ -12,24 +12,29 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable {
         self.rawValue = Self.normalized(rawValue)
     }
 
+    /// A token known to be in its normal form: the statics skip the check, which every request reads several times.
+    private init(normalized rawValue: String) {
+        self.rawValue = rawValue
+    }
+
     /// `GET`
-    public static var get: HTTPMethod { HTTPMethod(rawValue: "GET") }
+    public static var get: HTTPMethod { HTTPMethod(normalized: "GET") }
     /// `POST`
-    public static var post: HTTPMethod { HTTPMethod(rawValue: "POST") }
+    public static var post: HTTPMethod { HTTPMethod(normalized: "POST") }
     /// `PUT`
-    public static var put: HTTPMethod { HTTPMethod(rawValue: "PUT") }
+    public static var put: HTTPMethod { HTTPMethod(normalized: "PUT") }
     /// `PATCH`
-    public static var patch: HTTPMethod { HTTPMethod(rawValue: "PATCH") }
+    public static var patch: HTTPMethod { HTTPMethod(normalized: "PATCH") }
     /// `DELETE`
-    public static var delete: HTTPMethod { HTTPMethod(rawValue: "DELETE") }
+    public static var delete: HTTPMethod { HTTPMethod(normalized: "DELETE") }
     /// `HEAD`
-    public static var head: HTTPMethod { HTTPMethod(rawValue: "HEAD") }
+    public static var head: HTTPMethod { HTTPMethod(normalized: "HEAD") }
     /// `OPTIONS`
-    public static var options: HTTPMethod { HTTPMethod(rawValue: "OPTIONS") }
+    public static var options: HTTPMethod { HTTPMethod(normalized: "OPTIONS") }
     /// `TRACE`
-    public static var trace: HTTPMethod { HTTPMethod(rawValue: "TRACE") }
+    public static var trace: HTTPMethod { HTTPMethod(normalized: "TRACE") }
     /// `CONNECT`
-    public static var connect: HTTPMethod { HTTPMethod(rawValue: "CONNECT") }
+    public static var connect: HTTPMethod { HTTPMethod(normalized: "CONNECT") }
 
     /// Foundation upper-cases `get`, `post` and `delete` but sends `patch` as written; NAL treats the nine standard
     /// methods alike. Tokens without a lower-case ASCII letter, the usual case, return at once.

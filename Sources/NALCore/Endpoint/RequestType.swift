@@ -12,6 +12,9 @@ public enum RequestType: Sendable {
     case customJSONEncodable(any Encodable & Sendable, encoder: JSONEncoder)
     /// Parameters applied by a `ParameterEncoding`, for example `URLEncoding.default` or `JSONEncoding.default`.
     case parameters(Parameters, encoding: any ParameterEncoding)
+    /// Parameters as a list of pairs, applied by a `URLEncoding`: the same output as `.parameters` for the same
+    /// pairs, without building a dictionary on every call (see `ParameterList`).
+    case parameterList(ParameterList, encoding: URLEncoding = .default)
     /// A raw body plus parameters in the URL query.
     case compositeData(Data, urlParameters: Parameters)
     /// Body parameters applied by `bodyEncoding` plus parameters in the URL query.

@@ -67,6 +67,10 @@ extension RequestType {
             else { return false }
             try url.appendQuery(parameters, encoding: urlEncoding)
             return true
+        case .parameterList(let list, let encoding):
+            guard encoding.destination.encodesParametersInURL(for: method) else { return false }
+            try url.appendQuery(list, encoding: encoding)
+            return true
         case .compositeData(_, let urlParameters), .compositeParameters(_, _, let urlParameters),
             .uploadCompositeMultipart(_, let urlParameters):
             try url.appendQuery(urlParameters, encoding: .queryString)
@@ -105,6 +109,9 @@ extension RequestType {
             request.setContentType(URLEncoding.formContentType, onlyIfMissing: hasHeaders)
         case .parameters(let parameters, let encoding), .downloadParameters(let parameters, let encoding, _):
             try Self.applyParameters(parameters, encoding: encoding, to: &request, hasHeaders: hasHeaders)
+        case .parameterList(let list, let encoding):
+            request.httpBody = Data(try encoding.queryBytes(list))
+            request.setContentType(URLEncoding.formContentType, onlyIfMissing: hasHeaders)
         case .compositeParameters(let bodyParameters, let bodyEncoding, _):
             if let urlEncoding = bodyEncoding as? URLEncoding,
                 urlEncoding.destination.encodesParametersInURL(for: method)

@@ -16,7 +16,7 @@ struct URLBuilder {
     init(url: URL) {
         var absolute = url.absoluteString
         (bytes, hasQuery, pendingQuery, fragment) = absolute.withUTF8 { buffer in
-            let parts = Self.split(buffer)
+            let parts = BaseURLParts.split(buffer)
             var bytes = Array(UnsafeBufferPointer(rebasing: buffer[..<parts.mainEnd]))
             if let query = parts.query {
                 bytes.append(UInt8(ascii: "?"))
@@ -31,28 +31,25 @@ struct URLBuilder {
     /// Joins `path` to `baseURL`: no doubled or lost slashes, the base path and query are kept.
     init(baseURL: URL, path: String) throws(NALError) {
         // One read of `absoluteString`, scanned as contiguous UTF-8: reading `scheme` and `host` instead costs a
-        // parse each on every request.
+        // parse each on every request. A service's base URL is the same on every call, so its split is kept.
         var absolute = baseURL.absoluteString
-        let extra = path.utf8.count + 128
-        let split = absolute.withUTF8 { buffer -> Result<([UInt8], [UInt8]?, [UInt8]?), BaseURLProblem> in
-            let parts = Self.split(buffer)
-            if let problem = Self.baseURLProblem(UnsafeBufferPointer(rebasing: buffer[..<parts.mainEnd])) {
-                return .failure(problem)
-            }
+        let parts: BaseURLParts
+        switch BaseURLParts.of(absolute) {
+        case .success(let split): parts = split
+        case .failure(.missingScheme): throw .invalidRequest(.baseURLMissingScheme(baseURL: absolute))
+        case .failure(.missingHost): throw .invalidRequest(.baseURLMissingHost(baseURL: absolute))
+        }
+        // Room for the path and a typical query, so that writing the query does not grow the buffer.
+        let extra = path.utf8.count + 256
+        let main: [UInt8]
+        (main, pendingQuery, fragment) = absolute.withUTF8 { buffer in
             var main: [UInt8] = []
             main.reserveCapacity(buffer.count + extra)
             main.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<parts.mainEnd]))
-            return .success(
-                (
-                    main, parts.query.map { Array(UnsafeBufferPointer(rebasing: buffer[$0])) },
-                    parts.fragment.map { Array(UnsafeBufferPointer(rebasing: buffer[$0])) }
-                ))
-        }
-        let main: [UInt8]
-        switch split {
-        case .success(let parts): (main, pendingQuery, fragment) = parts
-        case .failure(.missingScheme): throw .invalidRequest(.baseURLMissingScheme(baseURL: absolute))
-        case .failure(.missingHost): throw .invalidRequest(.baseURLMissingHost(baseURL: absolute))
+            return (
+                main, parts.query.map { Array(UnsafeBufferPointer(rebasing: buffer[$0])) },
+                parts.fragment.map { Array(UnsafeBufferPointer(rebasing: buffer[$0])) }
+            )
         }
         bytes = main
         hasQuery = false
@@ -68,45 +65,6 @@ struct URLBuilder {
             hasQuery = true
             pendingQuery = nil
         }
-    }
-
-    private enum BaseURLProblem: Error {
-        case missingScheme, missingHost
-    }
-
-    /// Why `main` (`scheme://authority/path`) lacks a scheme or a host, or `nil`.
-    /// RFC 3986 §3: `scheme ":" "//" authority` with a non-empty host.
-    private static func baseURLProblem(_ main: UnsafeBufferPointer<UInt8>) -> BaseURLProblem? {
-        let missingScheme = BaseURLProblem.missingScheme
-        let missingHost = BaseURLProblem.missingHost
-        func isLetter(_ byte: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) }
-        guard let first = main.first, isLetter(first) else { return missingScheme }
-        var index = 1
-        while index < main.count, main[index] != UInt8(ascii: ":") {
-            let byte = main[index]
-            guard
-                isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                    || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-            else { return missingScheme }
-            index += 1
-        }
-        guard index < main.count else { return missingScheme }
-        index += 1
-        guard index + 1 < main.count, main[index] == UInt8(ascii: "/"), main[index + 1] == UInt8(ascii: "/") else {
-            return missingHost
-        }
-        index += 2
-        var end = index
-        var hostStart = index
-        while end < main.count, main[end] != UInt8(ascii: "/") {
-            if main[end] == UInt8(ascii: "@") { hostStart = end + 1 }
-            end += 1
-        }
-        guard hostStart < end else { return missingHost }
-        if main[hostStart] == UInt8(ascii: "[") {
-            return hostStart + 1 < end && main[hostStart + 1] != UInt8(ascii: "]") ? nil : missingHost
-        }
-        return main[hostStart] == UInt8(ascii: ":") ? missingHost : nil
     }
 
     /// Copies a path that is already percent-encoded where it needs to be. Characters a URL cannot hold literally
@@ -159,6 +117,18 @@ struct URLBuilder {
     /// nothing. The writer works in this builder's buffer, so nothing is copied.
     mutating func appendQuery(_ parameters: Parameters, encoding: URLEncoding) throws(NALError) {
         guard !parameters.isEmpty else { return }
+        try appendQuery(encoding: encoding) { (writer) throws(ParameterFault) in try writer.write(parameters) }
+    }
+
+    /// Appends a list's pairs to the query, as for `Parameters`.
+    mutating func appendQuery(_ list: ParameterList, encoding: URLEncoding) throws(NALError) {
+        guard !list.isEmpty else { return }
+        try appendQuery(encoding: encoding) { (writer) throws(ParameterFault) in try writer.write(list) }
+    }
+
+    private mutating func appendQuery(
+        encoding: URLEncoding, write: (inout QueryStringWriter) throws(ParameterFault) -> Void
+    ) throws(NALError) {
         let separated = hasQuery
         if !hasQuery {
             bytes.append(UInt8(ascii: "?"))
@@ -171,7 +141,7 @@ struct URLBuilder {
             needsSeparator: separated
         )
         defer { bytes = writer.output }
-        do { try writer.write(parameters) } catch { throw error.nalError }
+        do { try write(&writer) } catch { throw error.nalError }
     }
 
     /// Appends already-encoded query text; empty text changes nothing.
@@ -199,20 +169,5 @@ struct URLBuilder {
         var taken: [UInt8] = []
         swap(&taken, &bytes)
         return taken
-    }
-
-    /// Where `scheme://host/path?query#fragment` splits at the first `#` and the first `?` before it.
-    private static func split(
-        _ url: UnsafeBufferPointer<UInt8>
-    ) -> (
-        mainEnd: Int, query: Range<Int>?, fragment: Range<Int>?
-    ) {
-        let hash = url.firstIndex(of: UInt8(ascii: "#"))
-        let beforeFragment = hash ?? url.count
-        let question = url[..<beforeFragment].firstIndex(of: UInt8(ascii: "?"))
-        return (
-            question ?? beforeFragment, question.map { ($0 + 1)..<beforeFragment },
-            hash.map { ($0 + 1)..<url.count }
-        )
     }
 }

@@ -28,7 +28,8 @@ extension RequestType {
         case .uploadFile(let url): .upload(.file(url))
         case .uploadMultipart(let parts), .uploadCompositeMultipart(let parts, _): .upload(.multipart(parts))
         case .download(let destination), .downloadParameters(_, _, let destination): .download(destination)
-        case .plain, .data, .jsonEncodable, .customJSONEncodable, .parameters, .compositeData, .compositeParameters,
+        case .plain, .data, .jsonEncodable, .customJSONEncodable, .parameters, .parameterList, .compositeData,
+            .compositeParameters,
             .encodableQuery, .formEncodable:
             .data
         }
