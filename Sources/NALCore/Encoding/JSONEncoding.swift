@@ -53,6 +53,6 @@ public struct JSONEncoding: ParameterEncoding {
             sortedKeys: options.contains(.sortedKeys)
         )
         do { try writer.writeObject(parameters) } catch { throw error.nalError }
-        return Data(writer.output)
+        return writer.output.makeData()
     }
 }

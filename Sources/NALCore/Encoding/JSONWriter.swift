@@ -1,13 +1,12 @@
 /// Writes parameters as JSON text (RFC 8259) straight into a byte buffer.
-struct JSONWriter {
+struct JSONWriter: ~Copyable {
     let prettyPrinted: Bool
     let sortedKeys: Bool
-    var output: [UInt8] = []
+    var output = ByteBuffer(capacity: 256)
 
     init(prettyPrinted: Bool, sortedKeys: Bool) {
         self.prettyPrinted = prettyPrinted
         self.sortedKeys = sortedKeys
-        output.reserveCapacity(256)
     }
 
     /// `depth` counts the containers around `object`; the top-level parameters are at 0.

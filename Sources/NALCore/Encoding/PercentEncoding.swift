@@ -50,6 +50,13 @@ enum PercentEncoding {
     }
 
     @inline(__always)
+    static func appendEscaped(_ byte: UInt8, to output: inout ByteBuffer) {
+        output.append(UInt8(ascii: "%"))
+        output.append(hexDigit(byte >> 4))
+        output.append(hexDigit(byte & 0x0F))
+    }
+
+    @inline(__always)
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "A") &+ (nibble &- 10)
     }
@@ -57,7 +64,7 @@ enum PercentEncoding {
     /// Appends `string` escaped for a query key or value. With `spaceAsPlus`, a space becomes `+` (HTML forms).
     /// Runs of bytes that need no escape are copied in one go.
     @inline(__always)
-    static func appendQueryEscaped(_ string: String, spaceAsPlus: Bool = false, to output: inout [UInt8]) {
+    static func appendQueryEscaped(_ string: String, spaceAsPlus: Bool = false, to output: inout ByteBuffer) {
         // A native string lends its bytes without a copy; anything else is made contiguous first.
         if string.utf8.withContiguousStorageIfAvailable({
             appendQueryEscaped(bytes: $0, spaceAsPlus: spaceAsPlus, to: &output)
@@ -67,14 +74,14 @@ enum PercentEncoding {
         }
     }
 
-    static func appendQueryEscaped(bytes: UnsafeBufferPointer<UInt8>, spaceAsPlus: Bool, to output: inout [UInt8]) {
+    static func appendQueryEscaped(bytes: UnsafeBufferPointer<UInt8>, spaceAsPlus: Bool, to output: inout ByteBuffer) {
         var runStart = 0
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
             if !isQueryAllowed(byte) {
                 if runStart < index {
-                    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                    output.append(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
                 }
                 if spaceAsPlus && byte == UInt8(ascii: " ") {
                     output.append(UInt8(ascii: "+"))
@@ -86,7 +93,7 @@ enum PercentEncoding {
             index += 1
         }
         if runStart < bytes.count {
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+            output.append(UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
         }
     }
 }

@@ -1,16 +1,16 @@
 /// Writes parameters as `key=value` pairs joined by `&`, escaped byte by byte into a buffer.
 ///
 /// The output is byte-identical to Alamofire 5's `URLEncoding` for the same options, with keys sorted at every level.
-struct QueryStringWriter {
+struct QueryStringWriter: ~Copyable {
     let arrayEncoding: URLEncoding.ArrayEncoding
     let boolEncoding: URLEncoding.BoolEncoding
     let spaceAsPlus: Bool
     /// The query written so far; may start with an existing query.
-    var output: [UInt8]
+    var output: ByteBuffer
     /// Whether a `&` goes before the next pair.
     private var needsSeparator: Bool
     /// The escaped key of the value being written, for example `filter%5Blang%5D`.
-    private var key: [UInt8] = []
+    private var key = ByteBuffer(capacity: 64)
     /// The unescaped key, kept only when a custom array encoding needs to see it.
     private var rawKey = ""
     private let tracksRawKey: Bool
@@ -19,19 +19,16 @@ struct QueryStringWriter {
         arrayEncoding: URLEncoding.ArrayEncoding,
         boolEncoding: URLEncoding.BoolEncoding,
         spaceAsPlus: Bool = false,
-        appendingTo output: [UInt8] = [],
+        appendingTo output: consuming ByteBuffer = ByteBuffer(capacity: 256),
         needsSeparator: Bool = false
     ) {
         self.arrayEncoding = arrayEncoding
         self.boolEncoding = boolEncoding
         self.spaceAsPlus = spaceAsPlus
+        // A fresh buffer has room for a typical form body at once; a URL's buffer arrives with room already.
         self.output = output
-        // A fresh buffer gets room for a typical form body at once, instead of growing 16, 32, 64, 128 bytes at a
-        // time; a URL's buffer arrives with room already.
-        if output.isEmpty { self.output.reserveCapacity(256) }
         self.needsSeparator = needsSeparator
         if case .custom = arrayEncoding { tracksRawKey = true } else { tracksRawKey = false }
-        key.reserveCapacity(64)
     }
 
     mutating func write(_ parameters: Parameters) throws(ParameterFault) {
@@ -57,7 +54,7 @@ struct QueryStringWriter {
 
     private mutating func writeTopLevel(_ name: String, _ value: ParameterValue) throws(ParameterFault) {
         guard !name.isEmpty else { throw ParameterFault(.emptyKey) }
-        key.removeAll(keepingCapacity: true)
+        key.truncate(to: 0)
         PercentEncoding.appendQueryEscaped(name, spaceAsPlus: spaceAsPlus, to: &key)
         if tracksRawKey { rawKey = name }
         do throws(ParameterFault) { try writeValue(value, depth: 1) } catch { throw error.under(.key(name)) }
@@ -81,7 +78,7 @@ struct QueryStringWriter {
                 } catch {
                     throw error.under(.key(name))
                 }
-                key.removeLast(key.count - keyLength)
+                key.truncate(to: keyLength)
             }
             rawKey = parentRawKey
         case .array(let elements):
@@ -112,7 +109,8 @@ struct QueryStringWriter {
 
     private mutating func writeArray(_ elements: [ParameterValue], depth: Int) throws(ParameterFault) {
         let keyLength = key.count
-        let parentKey = tracksRawKey ? key : []
+        // A custom key replaces the parent's escaped key, which is put back after each element.
+        let parentKey = tracksRawKey ? key.makeArray() : []
         let parentRawKey = rawKey
         for (index, element) in elements.enumerated() {
             switch arrayEncoding {
@@ -128,15 +126,16 @@ struct QueryStringWriter {
             case .custom(let makeKey):
                 rawKey = makeKey(parentRawKey, index)
                 guard !rawKey.isEmpty else { throw ParameterFault(.emptyKey) }
-                key.removeAll(keepingCapacity: true)
+                key.truncate(to: 0)
                 PercentEncoding.appendQueryEscaped(rawKey, spaceAsPlus: spaceAsPlus, to: &key)
             }
             do { try writeValue(element, depth: depth) } catch { throw error.under(.index(index)) }
             if tracksRawKey {
-                key = parentKey
+                key.truncate(to: 0)
+                key.append(parentKey)
                 rawKey = parentRawKey
             } else {
-                key.removeLast(key.count - keyLength)
+                key.truncate(to: keyLength)
             }
         }
     }
@@ -146,7 +145,7 @@ struct QueryStringWriter {
     private mutating func beginPair() {
         if needsSeparator { output.append(UInt8(ascii: "&")) }
         needsSeparator = true
-        output.append(contentsOf: key)
+        output.append(key)
         output.append(UInt8(ascii: "="))
     }
 

@@ -110,12 +110,12 @@ public struct URLEncoding: ParameterEncoding {
     func queryBytes(_ parameters: Parameters) throws(NALError) -> [UInt8] {
         var writer = QueryStringWriter(arrayEncoding: arrayEncoding, boolEncoding: boolEncoding)
         do { try writer.write(parameters) } catch { throw error.nalError }
-        return writer.output
+        return writer.output.makeArray()
     }
 
     func queryBytes(_ list: ParameterList) throws(NALError) -> [UInt8] {
         var writer = QueryStringWriter(arrayEncoding: arrayEncoding, boolEncoding: boolEncoding)
         do { try writer.write(list) } catch { throw error.nalError }
-        return writer.output
+        return writer.output.makeArray()
     }
 }

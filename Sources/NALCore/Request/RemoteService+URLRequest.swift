@@ -28,7 +28,7 @@ extension RemoteService {
         try RequestOptions.validate(totalTimeout, setting: "endpoint totalTimeout")
         let requestType = requestType
 
-        var url = try URLBuilder(baseURL: baseURL, path: path)
+        var url = try URLBuilder.joining(baseURL: baseURL, path: path)
         let parametersInURL = try requestType.appendURLParameters(to: &url, method: method)
         var request = URLRequest(url: try url.makeURL())
         // A new URLRequest is already GET; setting it anyway costs a copy of Foundation's backing object.

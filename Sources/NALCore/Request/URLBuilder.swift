@@ -2,9 +2,9 @@ import Foundation
 import NALSupport
 
 /// Builds a URL string byte by byte in one buffer and parses it once at the end.
-struct URLBuilder {
+struct URLBuilder: ~Copyable {
     /// `scheme://host/path`, then `?query` once the URL has a query.
-    private var bytes: [UInt8]
+    private var bytes: ByteBuffer
     /// Whether `bytes` holds a `?`.
     private var hasQuery: Bool
     /// The base URL's query, held back until the path is in place.
@@ -15,21 +15,28 @@ struct URLBuilder {
     /// Starts from an existing URL, keeping its query and fragment.
     init(url: URL) {
         var absolute = url.absoluteString
-        (bytes, hasQuery, pendingQuery, fragment) = absolute.withUTF8 { buffer in
+        var bytes = ByteBuffer(capacity: absolute.utf8.count + 256)
+        (hasQuery, pendingQuery, fragment) = absolute.withUTF8 { buffer in
             let parts = BaseURLParts.split(buffer)
-            var bytes = Array(UnsafeBufferPointer(rebasing: buffer[..<parts.mainEnd]))
+            bytes.append(UnsafeBufferPointer(rebasing: buffer[..<parts.mainEnd]))
             if let query = parts.query {
                 bytes.append(UInt8(ascii: "?"))
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[query]))
+                bytes.append(UnsafeBufferPointer(rebasing: buffer[query]))
             }
-            return (
-                bytes, parts.query != nil, nil, parts.fragment.map { Array(UnsafeBufferPointer(rebasing: buffer[$0])) }
-            )
+            return (parts.query != nil, nil, parts.fragment.map { Array(UnsafeBufferPointer(rebasing: buffer[$0])) })
         }
+        self.bytes = bytes
+    }
+
+    private init(bytes: consuming ByteBuffer, pendingQuery: [UInt8]?, fragment: [UInt8]?) {
+        self.bytes = bytes
+        hasQuery = false
+        self.pendingQuery = pendingQuery
+        self.fragment = fragment
     }
 
     /// Joins `path` to `baseURL`: no doubled or lost slashes, the base path and query are kept.
-    init(baseURL: URL, path: String) throws(NALError) {
+    static func joining(baseURL: URL, path: String) throws(NALError) -> URLBuilder {
         // One read of `absoluteString`, scanned as contiguous UTF-8: reading `scheme` and `host` instead costs a
         // parse each on every request. A service's base URL is the same on every call, so its split is kept.
         var absolute = baseURL.absoluteString
@@ -41,30 +48,28 @@ struct URLBuilder {
         }
         // Room for the path and a typical query, so that writing the query does not grow the buffer.
         let extra = path.utf8.count + 256
-        let main: [UInt8]
-        (main, pendingQuery, fragment) = absolute.withUTF8 { buffer in
-            var main: [UInt8] = []
-            main.reserveCapacity(buffer.count + extra)
-            main.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<parts.mainEnd]))
+        var main = ByteBuffer(capacity: absolute.utf8.count + extra)
+        let (query, fragment) = absolute.withUTF8 { buffer in
+            main.append(UnsafeBufferPointer(rebasing: buffer[..<parts.mainEnd]))
             return (
-                main, parts.query.map { Array(UnsafeBufferPointer(rebasing: buffer[$0])) },
+                parts.query.map { Array(UnsafeBufferPointer(rebasing: buffer[$0])) },
                 parts.fragment.map { Array(UnsafeBufferPointer(rebasing: buffer[$0])) }
             )
         }
-        bytes = main
-        hasQuery = false
+        var builder = URLBuilder(bytes: main, pendingQuery: query, fragment: fragment)
         if !path.isEmpty {
             // `scheme://host` is never trimmed: the host check above guarantees something after `//`.
-            while bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
-            bytes.append(UInt8(ascii: "/"))
-            try appendPath(path)
+            while builder.bytes.last == UInt8(ascii: "/") { builder.bytes.removeLast() }
+            builder.bytes.append(UInt8(ascii: "/"))
+            try builder.appendPath(path)
         }
-        if let query = pendingQuery {
-            bytes.append(UInt8(ascii: "?"))
-            bytes.append(contentsOf: query)
-            hasQuery = true
-            pendingQuery = nil
+        if let query = builder.pendingQuery {
+            builder.bytes.append(UInt8(ascii: "?"))
+            builder.bytes.append(query)
+            builder.hasQuery = true
+            builder.pendingQuery = nil
         }
+        return builder
     }
 
     /// Copies a path that is already percent-encoded where it needs to be. Characters a URL cannot hold literally
@@ -99,7 +104,7 @@ struct URLBuilder {
                     else {
                         return "has a '%' at byte offset \(index) that does not start a %XX escape"
                     }
-                    self.bytes.append(contentsOf: bytes[index...(index + 2)])
+                    self.bytes.append(UnsafeBufferPointer(rebasing: bytes[index...(index + 2)]))
                     index += 2
                 } else if byte < 0x20 || byte == 0x7F {
                     return "contains the control character \(HTTPToken.hexByte(byte)) at byte offset \(index)"
@@ -137,10 +142,10 @@ struct URLBuilder {
         var writer = QueryStringWriter(
             arrayEncoding: encoding.arrayEncoding,
             boolEncoding: encoding.boolEncoding,
-            appendingTo: take(),
+            appendingTo: bytes.take(),
             needsSeparator: separated
         )
-        defer { bytes = writer.output }
+        defer { bytes = writer.output.take() }
         do { try write(&writer) } catch { throw error.nalError }
     }
 
@@ -149,25 +154,17 @@ struct URLBuilder {
         guard !encoded.isEmpty else { return }
         bytes.append(hasQuery ? UInt8(ascii: "&") : UInt8(ascii: "?"))
         hasQuery = true
-        bytes.append(contentsOf: encoded)
+        bytes.append(encoded)
     }
 
     /// Finishes the URL string and parses it once.
     mutating func makeURL() throws(NALError) -> URL {
-        var bytes = take()
         if let fragment {
             bytes.append(UInt8(ascii: "#"))
-            bytes.append(contentsOf: fragment)
+            bytes.append(fragment)
         }
-        let string = String(decoding: bytes, as: UTF8.self)
+        let string = bytes.makeString()
         guard let url = URL(string: string) else { throw .invalidRequest(.invalidURL(string)) }
         return url
-    }
-
-    /// The buffer, moved out so that whoever appends next owns the only reference (no copy on write).
-    private mutating func take() -> [UInt8] {
-        var taken: [UInt8] = []
-        swap(&taken, &bytes)
-        return taken
     }
 }

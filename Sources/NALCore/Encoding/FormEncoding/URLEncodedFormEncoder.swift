@@ -110,7 +110,7 @@ public struct URLEncodedFormEncoder: Sendable {
             spaceAsPlus: spaceEncoding == .plusReplaced
         )
         do { try writer.write(parameters) } catch { throw error.nalError }
-        return writer.output
+        return writer.output.makeArray()
     }
 
     private func topLevelParameters(_ value: any Encodable) throws(NALError) -> Parameters {

@@ -1,0 +1,132 @@
+import Foundation
+
+/// A growable byte buffer that request preparation writes URLs and query text into.
+///
+/// An `Array` append checks that the array is uniquely referenced, through a call, before every write; a URL with a
+/// query is some 200 such writes. This buffer cannot be copied, so it is always unique: an append checks the capacity
+/// and stores. It owns its memory and frees it when it goes.
+struct ByteBuffer: ~Copyable {
+    /// `nil` while nothing has been allocated (a new empty buffer, or one whose bytes were taken).
+    private var base: UnsafeMutablePointer<UInt8>?
+    private(set) var count = 0
+    private var capacity = 0
+
+    /// An empty buffer with room for `capacity` bytes.
+    init(capacity: Int = 0) {
+        if capacity > 0 {
+            base = .allocate(capacity: capacity)
+            self.capacity = capacity
+        }
+    }
+
+    deinit {
+        base?.deallocate()
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// The last byte, or `nil`.
+    var last: UInt8? {
+        guard count > 0, let base else { return nil }
+        return base[count - 1]
+    }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        if count == capacity { grow(toHold: 1) }
+        // `grow` leaves `base` set.
+        base.unsafelyUnwrapped[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        if capacity - count < bytes.count { grow(toHold: bytes.count) }
+        (base.unsafelyUnwrapped + count).initialize(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    mutating func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { append($0) }
+    }
+
+    /// Appends the bytes of another buffer.
+    mutating func append(_ other: borrowing ByteBuffer) {
+        other.withBytes { append($0) }
+    }
+
+    mutating func appendUTF8(_ string: String) {
+        if string.utf8.withContiguousStorageIfAvailable({ append($0) }) == nil {
+            var string = string
+            string.withUTF8 { append($0) }
+        }
+    }
+
+    /// Appends a decimal integer without going through `String`.
+    mutating func appendDecimal(_ value: Int) {
+        if value < 0 { append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        if magnitude < 10 { return append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)) }
+        // Digits come last first, into a stack buffer written from its end: 20 digits hold any `UInt64`.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            while magnitude > 0 {
+                start -= 1
+                digits.initializeElement(at: start, to: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10))
+                magnitude /= 10
+            }
+            append(UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
+
+    /// Drops the bytes after the first `length`.
+    mutating func truncate(to length: Int) {
+        count = min(count, max(0, length))
+    }
+
+    mutating func removeLast() {
+        if count > 0 { count -= 1 }
+    }
+
+    /// Moves the bytes out, leaving this buffer empty and unallocated.
+    mutating func take() -> ByteBuffer {
+        var taken = ByteBuffer()
+        swap(&taken.base, &base)
+        swap(&taken.count, &count)
+        swap(&taken.capacity, &capacity)
+        return taken
+    }
+
+    /// Calls `body` with the bytes, valid only during the call.
+    func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try body(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    /// The bytes as text (invalid UTF-8 is repaired, as `String(decoding:as:)` does).
+    func makeString() -> String {
+        withBytes { String(decoding: $0, as: UTF8.self) }
+    }
+
+    func makeArray() -> [UInt8] {
+        withBytes { Array($0) }
+    }
+
+    func makeData() -> Data {
+        withBytes { Data(buffer: $0) }
+    }
+
+    /// Makes room for `extra` more bytes: at least double the capacity, so that appends cost O(1) amortised.
+    @inline(never)
+    private mutating func grow(toHold extra: Int) {
+        let needed = count + extra
+        let newCapacity = max(needed, capacity * 2, 64)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        if let base {
+            newBase.initialize(from: base, count: count)
+            base.deallocate()
+        }
+        base = newBase
+        capacity = newCapacity
+    }
+}
