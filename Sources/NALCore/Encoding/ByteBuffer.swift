@@ -43,7 +43,13 @@ struct ByteBuffer: ~Copyable {
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         if capacity - count < bytes.count { grow(toHold: bytes.count) }
-        (base.unsafelyUnwrapped + count).initialize(from: source, count: bytes.count)
+        let target = base.unsafelyUnwrapped + count
+        // Most runs are a few bytes (a key, `%5B`, a short value), where a call to memmove costs more than the copy.
+        if bytes.count <= 16 {
+            for offset in 0..<bytes.count { target[offset] = source[offset] }
+        } else {
+            target.initialize(from: source, count: bytes.count)
+        }
         count += bytes.count
     }
 

@@ -22,9 +22,14 @@ struct KeyOrder<Position> {
     /// The first eight bytes as a big-endian integer, short keys padded with zero bytes so that "ab" sorts before
     /// "abc"; and whether every byte is ASCII.
     private static func prefix(of bytes: UnsafeBufferPointer<UInt8>) -> (prefix: UInt64, isASCII: Bool) {
-        var prefix: UInt64 = 0
-        for index in 0..<8 {
-            prefix = prefix << 8 | (index < bytes.count ? UInt64(bytes[index]) : 0)
+        guard let start = bytes.baseAddress else { return (0, true) }
+        var prefix: UInt64
+        if bytes.count >= 8 {
+            // One load: the bytes in memory order, made big-endian so that the first byte is the most significant.
+            prefix = UInt64(bigEndian: UnsafeRawPointer(start).loadUnaligned(as: UInt64.self))
+        } else {
+            prefix = 0
+            for index in 0..<8 { prefix = prefix << 8 | (index < bytes.count ? UInt64(start[index]) : 0) }
         }
         var highBits: UInt8 = 0
         for byte in bytes { highBits |= byte }

@@ -66,7 +66,7 @@ struct QueryStringWriter: ~Copyable {
         case .dictionary(let dictionary):
             guard depth < ParameterValue.maximumNestingDepth else { throw ParameterFault(.nestingTooDeep) }
             let keyLength = key.count
-            let parentRawKey = rawKey
+            let parentRawKey = tracksRawKey ? rawKey : ""
             try dictionary.forEachSortedByKey { (name, nested) throws(ParameterFault) in
                 guard !name.isEmpty else { throw ParameterFault(.emptyKey) }
                 appendEscapedBracket(open: true)
@@ -80,7 +80,7 @@ struct QueryStringWriter: ~Copyable {
                 }
                 key.truncate(to: keyLength)
             }
-            rawKey = parentRawKey
+            if tracksRawKey { rawKey = parentRawKey }
         case .array(let elements):
             guard depth < ParameterValue.maximumNestingDepth else { throw ParameterFault(.nestingTooDeep) }
             try writeArray(elements, depth: depth + 1)
@@ -111,7 +111,7 @@ struct QueryStringWriter: ~Copyable {
         let keyLength = key.count
         // A custom key replaces the parent's escaped key, which is put back after each element.
         let parentKey = tracksRawKey ? key.makeArray() : []
-        let parentRawKey = rawKey
+        let parentRawKey = tracksRawKey ? rawKey : ""
         for (index, element) in elements.enumerated() {
             switch arrayEncoding {
             case .brackets:
