@@ -95,6 +95,41 @@ struct ParameterListTests {
         #expect(try empty.urlRequest().url?.absoluteString == "https://api.example.com/v1/items")
     }
 
+    @Test("values far longer than the buffer's first size, and every byte value, escape as Alamofire escapes them")
+    func longValuesAndEveryByte() throws {
+        let everyScalar = String(String.UnicodeScalarView((0..<256).compactMap { Unicode.Scalar(UInt32($0)) }))
+        let long = String(repeating: everyScalar + "~ ü", count: 40)
+        let parameters: Parameters = ["long": .string(long), "b": [.string(long)], "a": ["k": .string(everyScalar)]]
+        let expected =
+            "a%5Bk%5D=\(AlamofireReference.escape(everyScalar))&b%5B%5D=\(AlamofireReference.escape(long))"
+            + "&long=\(AlamofireReference.escape(long))"
+        #expect(try URLEncoding.default.queryString(parameters) == expected)
+        #expect(try URLEncoding.default.queryString(ParameterList(parameters)) == expected)
+        let request = try TestEndpoint(
+            path: "items", requestType: .parameters(parameters, encoding: URLEncoding.default)
+        ).urlRequest()
+        #expect(request.url?.absoluteString == "https://api.example.com/v1/items?" + expected)
+    }
+
+    @Test("services with different base URLs, prepared in turn, each keep their own")
+    func alternatingBaseURLs() throws {
+        let bases = [
+            "https://api.example.com/v1", "http://127.0.0.1:8080/a/b/?k=v#top", "https://x.example/?q=1",
+            "https://user@host.example:99/deep/path/",
+        ]
+        let expected = [
+            "https://api.example.com/v1/items?z=1", "http://127.0.0.1:8080/a/b/items?k=v&z=1#top",
+            "https://x.example/items?q=1&z=1", "https://user@host.example:99/deep/path/items?z=1",
+        ]
+        for round in 0..<3 {
+            for (base, want) in zip(bases, expected) {
+                guard let url = URL(string: base) else { Issue.record("bad base \(base)"); return }
+                let endpoint = TestEndpoint(baseURL: url, path: "items", requestType: .parameterList(["z": 1]))
+                #expect(try endpoint.urlRequest().url?.absoluteString == want, "round \(round)")
+            }
+        }
+    }
+
     @Test("bad values in a list are typed errors with their key path")
     func badInput() throws {
         guard

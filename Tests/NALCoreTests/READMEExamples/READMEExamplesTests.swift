@@ -50,6 +50,30 @@ struct READMEExamplesTests {
         #expect(String(decoding: json, as: UTF8.self) == #"{"a":{"c":null,"d":true},"b":1}"#)
     }
 
+    @Test("a ParameterList endpoint gives the URL in the comment")
+    func parameterList() throws {
+        // Docs: begin parameter-list
+        enum Search: RemoteService {
+            case repositories(query: String, page: Int)
+
+            var baseURL: URL { URL(string: "https://api.example.com")! }
+            var path: String { "search" }
+            var method: HTTPMethod { .get }
+            var requestType: RequestType {
+                switch self {
+                case .repositories(let query, let page):
+                    .parameterList(["q": .string(query), "page": .int(page), "tags": ["server", "linux"]])
+                }
+            }
+        }
+        // GET https://api.example.com/search?page=2&q=swift%20nio&tags%5B%5D=server&tags%5B%5D=linux
+        // Docs: end parameter-list
+        let url = try Search.repositories(query: "swift nio", page: 2).urlRequest().url
+        #expect(
+            url?.absoluteString
+                == "https://api.example.com/search?page=2&q=swift%20nio&tags%5B%5D=server&tags%5B%5D=linux")
+    }
+
     @Test("errors: the README's error and message")
     func errors() {
         // Docs: begin errors
