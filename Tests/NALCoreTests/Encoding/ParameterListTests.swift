@@ -109,6 +109,9 @@ struct ParameterListTests {
             path: "items", requestType: .parameters(parameters, encoding: URLEncoding.default)
         ).urlRequest()
         #expect(request.url?.absoluteString == "https://api.example.com/v1/items?" + expected)
+        // One run of a mebibyte with nothing to escape: a single append far past the buffer's size.
+        let run = String(repeating: "a", count: 1 << 20)
+        #expect(try URLEncoding.default.queryString(["big": .string(run)]) == "big=" + run)
     }
 
     @Test("services with different base URLs, prepared in turn, each keep their own")
