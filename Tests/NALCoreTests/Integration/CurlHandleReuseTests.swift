@@ -36,7 +36,6 @@
 
             // Each call took the handle the last one left: one spare, not one per call (seven so far). The dropped
             // stream's handle was freed, whenever its transfer left libcurl.
-            await transport.loopRoundEnded()
             #expect(transport.spareHandleCount == 1)
             let spares = transport.spareHandleCount
 
@@ -44,7 +43,6 @@
             await #expect(throws: NALError.self) {
                 try await client.request(FaultServer.endpoint("delay", query: ["ms": 3000], timeout: 0.2))
             }
-            await transport.loopRoundEnded()
             #expect(transport.spareHandleCount == spares - 1, "the handle of a call ended by its idle timeout was kept")
             try await expectFirstCallLook(client, after: "a call ended by its idle timeout")
         }
@@ -54,19 +52,15 @@
             let transport = try CurlTransport(maximumResponseSize: 1000)
             let client = Client<TestEndpoint>(transport: transport)
             _ = try await client.request(FaultServer.endpoint("fast"))
-            await transport.loopRoundEnded()
             #expect(transport.spareHandleCount == 1)
             await #expect(throws: NALError.self) { try await client.request(FaultServer.endpoint("source/5000")) }
-            await transport.loopRoundEnded()
             #expect(transport.spareHandleCount == 0, "the handle of a call over the in-memory limit was kept")
             await #expect(throws: NALError.self) { try await client.request(FaultServer.endpoint("close-mid-body")) }
-            await transport.loopRoundEnded()
             #expect(transport.spareHandleCount == 0, "the handle of a call the server cut was kept")
             let slow = Task { try await client.request(FaultServer.endpoint("delay", query: ["ms": 20_000])) }
             for _ in 0..<200 where transport.transfersInLibcurl == 0 { try await Task.sleep(for: .milliseconds(10)) }
             slow.cancel()
             _ = await slow.result
-            await transport.loopRoundEnded()
             #expect(transport.spareHandleCount == 0, "the handle of a cancelled call was kept")
         }
 
@@ -98,7 +92,6 @@
                 }
                 try await group.waitForAll()
             }
-            await transport.loopRoundEnded()
             #expect(transport.spareHandleCount == 16)
         }
 
@@ -121,7 +114,6 @@
                             }
                             try await group.waitForAll()
                         }
-                        await transport.loopRoundEnded()
                         guard CurlTransport.easyHandlesAlive == 16, transport.spareHandleCount == 16 else { exit(2) }
                     }
                     // The loop is gone once its deinit starts; the pool frees the spares after that.

@@ -50,7 +50,6 @@
             while transport.transfersInLibcurl < 2 { try await Task.sleep(for: .milliseconds(10)) }
             // Both took a handle; a call that ends now leaves one spare behind.
             _ = try await client.request(HTTPBin.endpoint("get"))
-            await transport.loopRoundEnded()
             #expect(transport.spareHandleCount == 1)
             await transport.shutdown()
             #expect(transport.eventLoopHasEnded)
@@ -216,7 +215,6 @@
             transport.setSpareHandleLifetime(.milliseconds(300))
             let client = Client<TestEndpoint>(transport: transport)
             _ = try await client.request(HTTPBin.endpoint("get"))
-            await transport.loopRoundEnded()
             let deadline = ContinuousClock.now + Timing.bound(.seconds(2))
             while transport.spareHandleCount > 0, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))

@@ -66,7 +66,7 @@
         /// How many handles are in the multi handle, for any thread to read.
         private let handlesInLibcurl = Atomic<Int>(0)
         /// The transfers libcurl reported done in one round, kept to reuse the storage.
-        private var done: [(transfer: CurlTransfer, code: Int32, wasRunning: Bool)] = []
+        private var done: [(transfer: CurlTransfer, code: Int32)] = []
         /// Where the transfers' easy handles come from, and where those of transfers that ended well go back.
         let handles = CurlHandlePool()
 
@@ -234,16 +234,12 @@
                 var message = nal_curl_done()
                 while nal_curl_multi_next_done(multi, &message) != 0 {
                     guard let easy = message.easy, let transfer = running[easy] else { continue }
-                    done.append((transfer, message.result, false))
+                    done.append((transfer, message.result))
                 }
-                // Every finished handle out of libcurl first, then the callers together (the first resumed call
-                // wakes a pool thread, and the others find it awake), then the handles reset for reuse or freed:
-                // a reset is work no caller needs to wait for.
-                for index in done.indices { done[index].wasRunning = takeOut(done[index].transfer) }
-                for (transfer, code, _) in done { transfer.complete(code: code) }
-                for (transfer, code, wasRunning) in done where wasRunning {
-                    dispose(transfer, endedWell: code == CurlValue.ok)
-                }
+                // libcurl's work for every finished transfer first, then the callers together: the first resumed
+                // call wakes a pool thread, and the others find it awake.
+                for (transfer, code) in done { remove(transfer, endedWell: code == CurlValue.ok) }
+                for (transfer, code) in done { transfer.complete(code: code) }
                 done.removeAll(keepingCapacity: true)
                 // With nothing running there is no deadline to check: libcurl's own timers, or a command, wake it.
                 // Shutting down, the last transfer just ended: the next round ends the loop, with no wait first.
@@ -314,19 +310,9 @@
         /// Takes the transfer's handle out of the multi handle, then frees it, or gives it back to be reused when the
         /// transfer `endedWell` (libcurl finished it without an error). The callbacks cannot run for it again.
         private func remove(_ transfer: CurlTransfer, endedWell: Bool = false) {
-            if takeOut(transfer) { dispose(transfer, endedWell: endedWell) }
-        }
-
-        /// Takes the transfer's handle out of the multi handle; `false` when it was not in it.
-        private func takeOut(_ transfer: CurlTransfer) -> Bool {
-            guard let handle = transfer.handle, running.removeValue(forKey: handle) != nil else { return false }
+            guard let handle = transfer.handle, running.removeValue(forKey: handle) != nil else { return }
             handlesInLibcurl.subtract(1, ordering: .relaxed)
             _ = nal_curl_multi_remove_handle(multi, handle)
-            return true
-        }
-
-        /// Gives a handle that left the multi handle back to be reused, reset, or frees it.
-        private func dispose(_ transfer: CurlTransfer, endedWell: Bool) {
             if endedWell { transfer.recycleHandle() } else { transfer.release() }
         }
 
