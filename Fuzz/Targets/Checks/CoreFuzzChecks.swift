@@ -184,6 +184,20 @@ package enum CoreFuzzChecks {
         let parameters = tree(&input, depth: 0).dictionary
         for encoding in [URLEncoding.queryString, URLEncoding.httpBody, URLEncoding(arrayEncoding: .noBrackets)] {
             guard let query = try? encoding.queryString(parameters) else { continue }
+            // A list of the same pairs writes the same text, in String's `<` order of the keys, whatever they hold.
+            try FuzzFailure.check(
+                (try? encoding.queryString(ParameterList(parameters))) == query,
+                "a ParameterList of the same pairs writes other text than \(query.debugDescription)")
+            let keys = parameters.keys.sorted()
+            let pairs = keys.map { ($0, ParameterValue.int(1)) }
+            let written = try? encoding.queryString(ParameterList(pairs.reversed() + pairs))
+            let expected = keys.map { key in
+                let escaped = (try? encoding.queryString([key: .int(1)] as Parameters)) ?? ""
+                return escaped + "&" + escaped
+            }
+            try FuzzFailure.check(
+                written == expected.joined(separator: "&"),
+                "keys \(keys.debugDescription) repeated in a list are not written in String order, each twice")
             try FuzzFailure.check(
                 query.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && $0 != "#" },
                 "the query holds a raw character: \(query.debugDescription)")

@@ -1,9 +1,4 @@
 extension Dictionary where Key == String {
-    /// Entries in key order, the order every NAL encoder writes them in so that output is deterministic.
-    var sortedByKey: [(key: String, value: Value)] {
-        sorted { $0.key < $1.key }
-    }
-
     /// Calls `body` for each entry in key order. The order is kept as dictionary indices in a stack buffer, sorted
     /// by `KeyOrder`, so walking a small dictionary allocates nothing and copies no value it does not visit.
     @inline(__always)

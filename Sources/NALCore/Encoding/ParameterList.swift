@@ -1,8 +1,9 @@
 /// Parameters kept as a list of pairs instead of a dictionary, for `RequestType.parameterList(_:encoding:)`.
 ///
 /// An endpoint builds its parameters on every call. A `Parameters` dictionary hashes every key as it is built; a
-/// list only stores the pairs, so preparing the request costs less. The encoded output is the same as for the same
-/// pairs in `Parameters`: keys are sorted, at every level, as Alamofire sorts them.
+/// list only stores its pairs (a nested dictionary value is still a dictionary), so preparing the request costs
+/// less. The encoded output is the same as for the same pairs in `Parameters`: keys sorted at every level (Alamofire
+/// sorts the top level only).
 ///
 /// ```swift
 /// case .search(let text):
@@ -30,7 +31,7 @@ public struct ParameterList: Sendable, ExpressibleByDictionaryLiteral {
         entries = elements
     }
 
-    /// The pairs in the order given.
+    /// The pairs in the order given, as a new array (O(n)).
     public var pairs: [(name: String, value: ParameterValue)] { entries.map { (name: $0.0, value: $0.1) } }
 
     /// How many pairs the list holds.

@@ -1,4 +1,4 @@
-import Synchronization
+import NALLogging
 
 /// Where a base URL's text splits into `scheme://host/path`, query and fragment, checked for a scheme and a host.
 ///
@@ -17,15 +17,17 @@ struct BaseURLParts: Sendable {
     /// The fragment's bytes, without `#`.
     let fragment: Range<Int>?
 
-    /// The last base URL split, and its parts.
-    private static let last = Mutex<(text: String, parts: BaseURLParts)?>(nil)
+    /// The last base URL split, and its parts. `Locked`, not `Mutex`, which ThreadSanitizer cannot see.
+    private static let last = Locked<(text: String, parts: BaseURLParts)?>(nil)
 
     /// The parts of `absolute`, a base URL's `absoluteString`.
     static func of(_ absolute: String) -> Result<BaseURLParts, Problem> {
         // Another thread holding the lock means another request is being prepared: scanning is cheaper than waiting.
-        if let known = last.withLockIfAvailable({ $0?.text == absolute ? $0?.parts : nil }) ?? nil {
-            return .success(known)
+        let known = last.withLockIfAvailable { last in
+            // Byte for byte: `==` takes canonically equivalent text as equal, whose bytes (and offsets) differ.
+            last.flatMap { $0.text.utf8.elementsEqual(absolute.utf8) ? $0.parts : nil }
         }
+        if let known = known ?? nil { return .success(known) }
         var absolute = absolute
         let result = absolute.withUTF8 { buffer -> Result<BaseURLParts, Problem> in
             let split = split(buffer)

@@ -110,8 +110,7 @@ extension RequestType {
         case .parameters(let parameters, let encoding), .downloadParameters(let parameters, let encoding, _):
             try Self.applyParameters(parameters, encoding: encoding, to: &request, hasHeaders: hasHeaders)
         case .parameterList(let list, let encoding):
-            request.httpBody = Data(try encoding.queryBytes(list))
-            request.setContentType(URLEncoding.formContentType, onlyIfMissing: hasHeaders)
+            request.setFormBody(try encoding.queryBytes(list), onlyIfMissing: hasHeaders)
         case .compositeParameters(let bodyParameters, let bodyEncoding, _):
             if let urlEncoding = bodyEncoding as? URLEncoding,
                 urlEncoding.destination.encodesParametersInURL(for: method)
@@ -131,8 +130,7 @@ extension RequestType {
             request.httpBody = try json.data(parameters)
             request.setContentType("application/json", onlyIfMissing: hasHeaders)
         } else if let form = encoding as? URLEncoding {
-            request.httpBody = Data(try form.queryBytes(parameters))
-            request.setContentType(URLEncoding.formContentType, onlyIfMissing: hasHeaders)
+            request.setFormBody(try form.queryBytes(parameters), onlyIfMissing: hasHeaders)
         } else {
             request = try encoding.encodeWrappingErrors(request, with: parameters)
             try HeaderChecks.checkNoFramingHeaders(in: request)
@@ -154,5 +152,13 @@ extension ParameterEncoding {
         } catch {
             throw .encoding(.parameterEncodingFailed(encoding: String(describing: Self.self), underlying: error))
         }
+    }
+}
+
+extension URLRequest {
+    /// Sets a form body and its Content-Type, unless the endpoint set one (`hasHeaders` says whether it set any).
+    fileprivate mutating func setFormBody(_ bytes: [UInt8], onlyIfMissing hasHeaders: Bool) {
+        httpBody = Data(bytes)
+        setContentType(URLEncoding.formContentType, onlyIfMissing: hasHeaders)
     }
 }

@@ -157,8 +157,8 @@ struct URLBuilder: ~Copyable {
         bytes.append(encoded)
     }
 
-    /// Finishes the URL string and parses it once.
-    mutating func makeURL() throws(NALError) -> URL {
+    /// Finishes the URL string and parses it once; the builder is used up.
+    consuming func makeURL() throws(NALError) -> URL {
         if let fragment {
             bytes.append(UInt8(ascii: "#"))
             bytes.append(fragment)

@@ -1,5 +1,6 @@
 import Foundation
 import NALCore
+import NALTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -13,24 +14,38 @@ struct ParameterListTests {
     static let awkwardKeys = [
         "per_page", "per_pag", "per_page_", "per_pageA", "per_pagea", "per_page\u{0}", "a", "A", "ab", "a\u{0}b",
         "Z", "z", "0", "9", "~", "_", "-", "é", "ä", "e\u{302}x", "zz", "abcdefgh", "abcdefghi", "abcdefgg",
-        "abcdefgh\u{7F}", "ümlaut", "🚀", "a b", "a[b]", "x=y",
+        "abcdefgh\u{7F}", "ümlaut", "🚀", "a b", "a[b]", "x=y", "e\u{301}", "K", "\u{212A}", ";", "\u{37E}",
     ]
 
     @Test("keys sort as String's < sorts them, whatever their bytes")
     func keyOrderMatchesStringOrder() throws {
-        var generator = SystemRandomNumberGenerator()
+        // Seeded, so that a failure repeats; the seed differs by run and is in the failure's message.
+        let seed = UInt64.random(in: 1...UInt64.max)
+        var generator = SeededGenerator(seed: seed)
         for round in 0..<200 {
             let count =
                 round < 100 ? Int.random(in: 2...16, using: &generator) : Int.random(in: 17...30, using: &generator)
             let keys = Array(Self.awkwardKeys.shuffled(using: &generator).prefix(count))
+            // A list keeps every key, canonically equivalent ones too, stably; a dictionary keeps one of each.
+            let listed = keys.enumerated().map { ($0.element, ParameterValue.int($0.offset)) }
+            let listExpected = listed.sorted { $0.0 < $1.0 }.map {
+                "\(AlamofireReference.escape($0.0))=\(Self.text($0.1))"
+            }
+            #expect(
+                try URLEncoding.default.queryString(ParameterList(listed)) == listExpected.joined(separator: "&"),
+                "seed \(seed)")
             var parameters = Parameters()
-            for (index, key) in keys.enumerated() { parameters[key] = .int(index) }
-            let expected = keys.sorted().map {
+            for (index, key) in keys.enumerated() where parameters[key] == nil { parameters[key] = .int(index) }
+            let expected = parameters.keys.sorted().map {
                 "\(AlamofireReference.escape($0))=\(parameters[$0].map(Self.text) ?? "")"
             }
-            #expect(try URLEncoding.default.queryString(parameters) == expected.joined(separator: "&"))
-            let list = ParameterList(keys.enumerated().map { ($0.element, ParameterValue.int($0.offset)) })
-            #expect(try URLEncoding.default.queryString(list) == expected.joined(separator: "&"))
+            #expect(try URLEncoding.default.queryString(parameters) == expected.joined(separator: "&"), "seed \(seed)")
+            // The same keys one level down.
+            let nested = try URLEncoding.default.queryString(["n": .dictionary(parameters)] as Parameters)
+            let nestedExpected = parameters.keys.sorted().map {
+                "n%5B\(AlamofireReference.escape($0))%5D=\(parameters[$0].map(Self.text) ?? "")"
+            }
+            #expect(nested == nestedExpected.joined(separator: "&"), "seed \(seed)")
         }
     }
 
@@ -112,6 +127,31 @@ struct ParameterListTests {
         // One run of a mebibyte with nothing to escape: a single append far past the buffer's size.
         let run = String(repeating: "a", count: 1 << 20)
         #expect(try URLEncoding.default.queryString(["big": .string(run)]) == "big=" + run)
+    }
+
+    @Test("services with different base URLs, prepared at once from many tasks, each keep their own")
+    func concurrentBaseURLs() async throws {
+        let cases = [
+            ("https://api.example.com/v1", "https://api.example.com/v1/items?z=1"),
+            ("http://127.0.0.1:8080/a/b/?k=v#top", "http://127.0.0.1:8080/a/b/items?k=v&z=1#top"),
+            ("https://x.example/?q=1", "https://x.example/items?q=1&z=1"),
+        ]
+        let wrong = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var wrong = 0
+                    for round in 0..<2000 {
+                        let (base, want) = cases[(task + round) % cases.count]
+                        guard let url = URL(string: base) else { return 1 }
+                        let endpoint = TestEndpoint(baseURL: url, path: "items", requestType: .parameterList(["z": 1]))
+                        if (try? endpoint.urlRequest().url?.absoluteString) != want { wrong += 1 }
+                    }
+                    return wrong
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(wrong == 0)
     }
 
     @Test("services with different base URLs, prepared in turn, each keep their own")
