@@ -21,11 +21,4 @@ package final class Locked<Value: Sendable>: @unchecked Sendable {
         defer { lock.unlock() }
         return try body(&value)
     }
-
-    /// Runs `body` with the value if the lock is free now; `nil`, without waiting, if another thread holds it.
-    package func withLockIfAvailable<Result>(_ body: (inout Value) -> Result) -> Result? {
-        guard lock.try() else { return nil }
-        defer { lock.unlock() }
-        return body(&value)
-    }
 }

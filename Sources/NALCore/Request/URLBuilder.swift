@@ -38,23 +38,25 @@ struct URLBuilder: ~Copyable {
     /// Joins `path` to `baseURL`: no doubled or lost slashes, the base path and query are kept.
     static func joining(baseURL: URL, path: String) throws(NALError) -> URLBuilder {
         // One read of `absoluteString`, scanned as contiguous UTF-8: reading `scheme` and `host` instead costs a
-        // parse each on every request. A service's base URL is the same on every call, so its split is kept.
+        // parse each on every request.
         var absolute = baseURL.absoluteString
-        let parts: BaseURLParts
-        switch BaseURLParts.of(absolute) {
-        case .success(let split): parts = split
+        // Room for the path and a typical query, so that writing the query does not grow the buffer.
+        var main = ByteBuffer(capacity: absolute.utf8.count + path.utf8.count + 256)
+        let split = absolute.withUTF8 { buffer in
+            BaseURLParts.of(buffer).map { parts in
+                main.append(UnsafeBufferPointer(rebasing: buffer[..<parts.mainEnd]))
+                return (
+                    parts.query.map { Array(UnsafeBufferPointer(rebasing: buffer[$0])) },
+                    parts.fragment.map { Array(UnsafeBufferPointer(rebasing: buffer[$0])) }
+                )
+            }
+        }
+        let query: [UInt8]?
+        let fragment: [UInt8]?
+        switch split {
+        case .success(let parts): (query, fragment) = parts
         case .failure(.missingScheme): throw .invalidRequest(.baseURLMissingScheme(baseURL: absolute))
         case .failure(.missingHost): throw .invalidRequest(.baseURLMissingHost(baseURL: absolute))
-        }
-        // Room for the path and a typical query, so that writing the query does not grow the buffer.
-        let extra = path.utf8.count + 256
-        var main = ByteBuffer(capacity: absolute.utf8.count + extra)
-        let (query, fragment) = absolute.withUTF8 { buffer in
-            main.append(UnsafeBufferPointer(rebasing: buffer[..<parts.mainEnd]))
-            return (
-                parts.query.map { Array(UnsafeBufferPointer(rebasing: buffer[$0])) },
-                parts.fragment.map { Array(UnsafeBufferPointer(rebasing: buffer[$0])) }
-            )
         }
         var builder = URLBuilder(bytes: main, pendingQuery: query, fragment: fragment)
         if !path.isEmpty {
