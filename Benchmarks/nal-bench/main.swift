@@ -5,6 +5,7 @@ let usage = """
            nal-bench [--quick] [--filter <regex>] --save-baseline <name> | --compare <name> [--metric <metric>]
            nal-bench --list                 (every scenario, what it measures and what it is compared with)
            nal-bench memory <url> [--limit <bytes>] [--calls <n>]
+           nal-bench scale urlsession|curl <url> [--calls <n>]  (that many GETs at once; peak RSS growth as JSON)
            nal-bench profile <scenario> [N] (runs one scenario alone for 5 s, for perf record; or N operations)
            nal-bench transfer upload|multipart <url> <file> | download <url> <destination>
                               | stub-download <file> <destination> | throughput <url> <destination> <rounds>
@@ -86,6 +87,10 @@ case "transfer":
 case "memory":
     await runSubcommand { () throws(BenchOptions.UsageError) in
         await MemoryProbe.run(try MemoryProbe.parse(subcommandArguments))
+    }
+case "scale":
+    await runSubcommand { () throws(BenchOptions.UsageError) in
+        await ScaleProbe.run(try ScaleProbe.parse(subcommandArguments))
     }
 default: break
 }
