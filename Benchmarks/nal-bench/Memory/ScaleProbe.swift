@@ -30,6 +30,8 @@ enum ScaleProbe {
         var rssBeforeBytes: Int
         var peakGrowthBytes: Int
         var seconds: Double
+        /// For CurlTransport: the most transfers libcurl held at once.
+        var peakTransfersInLibcurl: Int?
     }
 
     struct Target: RemoteService {
@@ -52,6 +54,7 @@ enum ScaleProbe {
 
     static func run(_ options: Options) async -> Int32 {
         let call: @Sendable () async -> String?
+        var peakInLibcurl: @Sendable () -> Int? = { nil }
         switch options.contender {
         case .urlSession:
             let session = URLSession(configuration: .default)
@@ -69,7 +72,9 @@ enum ScaleProbe {
             #if os(Linux)
                 let client: Client<Target>
                 do {
-                    client = Client<Target>(transport: try CurlTransport())
+                    let transport = try CurlTransport()
+                    peakInLibcurl = { transport.peakTransfersInLibcurl }
+                    client = Client<Target>(transport: transport)
                 } catch {
                     FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
                     return 1
@@ -107,7 +112,8 @@ enum ScaleProbe {
         let report = Report(
             contender: options.contender.rawValue, calls: options.calls, failures: failures.count,
             firstFailure: failures.first, rssBeforeBytes: before, peakGrowthBytes: ProcessMemory.peakBytes() - before,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            peakTransfersInLibcurl: peakInLibcurl())
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(report) else { return 1 }

@@ -38,6 +38,15 @@
             /// The loop is in, or about to enter, `curl_multi_poll`: the next command must wake it. Otherwise it
             /// takes the command on its next round, and a wake-up would cost a write and a spurious round.
             var loopIsWaiting = false
+            /// Which calls may hand libcurl a transfer now, and those that wait for a slot (see `CurlAdmission`).
+            var admission: CurlAdmission
+
+            /// Why a call may not start now, as `start` tells one: after `shutDownNow`, the transport is unavailable;
+            /// while the loop ends gracefully, the call is cancelled.
+            var refusal: NALError? {
+                if cancelsRunning { return .transportUnavailable(CurlTransport.shutDownMessage) }
+                return shuttingDown ? .cancelled : nil
+            }
 
             /// No command waits. Shutting down is not counted: `shutDown()` always wakes the loop.
             var isEmpty: Bool { commands.isEmpty && stops.isEmpty && resumes.isEmpty && jobs.isEmpty }
@@ -52,7 +61,7 @@
         // @unchecked: `multi` is used by the loop thread only, apart from `curl_multi_wakeup`, which libcurl allows
         // from any thread; `running` is the loop thread's alone; `queue` is behind its lock.
         private let multi: UnsafeMutableRawPointer
-        private let queue = Locked(Queue())
+        private let queue: Locked<Queue>
         /// The transfers whose handles are in the multi handle, by handle; holding them here keeps the pointers the
         /// callbacks use valid.
         private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
@@ -65,6 +74,13 @@
         private let injectedFailure = Atomic<Int32>(0)
         /// How many handles are in the multi handle, for any thread to read.
         private let handlesInLibcurl = Atomic<Int>(0)
+        /// The most handles the multi handle has held at once; the loop thread writes it. For tests.
+        private let peakHandlesInLibcurl = Atomic<Int>(0)
+        /// The origins whose slots transfers gave back during this round: the loop hands them to the next waiting
+        /// calls in the lock it takes before it waits. The loop's alone.
+        private var freedSlots: [CurlAdmission.Origin] = []
+        /// The id of the last call that waited for a slot.
+        private let lastWaiterID = Atomic<UInt64>(0)
         /// The transfers libcurl reported done in one round, kept to reuse the storage.
         private var done: [(transfer: CurlTransfer, code: Int32)] = []
         /// Where the transfers' easy handles come from, and where those of transfers that ended well go back.
@@ -82,6 +98,7 @@
                 throw .transportUnavailable("libcurl could not make a multi handle (curl_multi_init failed)")
             }
             self.multi = multi
+            queue = Locked(Queue(admission: CurlAdmission(connectionsPerHost: maximumConnectionsPerHost)))
             _ = nal_curl_multi_setopt_long(multi, CurlMultiOption.pipelining.rawValue, CurlValue.multiplex)
             _ = nal_curl_multi_setopt_long(
                 multi, CurlMultiOption.maximumHostConnections.rawValue, max(1, maximumConnectionsPerHost))
@@ -113,19 +130,79 @@
         /// How many transfers libcurl holds now: a call's handle leaves before the call returns.
         var transfersInLibcurl: Int { handlesInLibcurl.load(ordering: .relaxed) }
 
+        /// The most transfers libcurl has held at once.
+        var peakTransfersInLibcurl: Int { peakHandlesInLibcurl.load(ordering: .relaxed) }
+
+        /// How many calls wait for a slot.
+        var waitingCallCount: Int { queue.withLock { $0.admission.waitingCount } }
+
+        /// Returns once the call may hand libcurl a transfer to `origin`: at once while the origin has a slot free and
+        /// no call waits before this one, otherwise when an earlier transfer there ends. The call then holds a slot,
+        /// which its transfer gives back (`start`, or `release` when it never makes one).
+        ///
+        /// While it waits the call holds no easy handle. It ends with `.cancelled` as soon as its task is cancelled,
+        /// and with the error `start` would give when the transport shuts down. A total timeout counts the wait (the
+        /// `Client` cancels the call at its deadline); the idle timeout bounds the wait too, so that a call never
+        /// waits forever behind transfers that do not end (a stream nobody reads): it is the limit that libcurl
+        /// applied when it held such calls itself, since a queued handle moves no byte.
+        func admit(to origin: CurlAdmission.Origin, url: URL, idleTimeout: Duration) async throws(NALError) {
+            let entry = queue.withLock { queue -> Result<CurlAdmission.Entry, NALError> in
+                if let refusal = queue.refusal { return .failure(refusal) }
+                return .success(queue.admission.enter(origin))
+            }
+            switch entry {
+            case .success(.admitted): return
+            case .failure(let refusal): throw refusal
+            case .success(.full): break
+            }
+            let id = lastWaiterID.add(1, ordering: .relaxed).newValue
+            let failure = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CurlAdmission.Continuation) in
+                    // Under the lock that `onCancel` takes: a cancellation either finds the call waiting, or comes
+                    // before it and is seen here.
+                    let decided = queue.withLock { queue -> NALError?? in
+                        if let refusal = queue.refusal { return .some(refusal) }
+                        if Task.isCancelled { return .some(.cancelled) }
+                        // A slot came free since the first try.
+                        if case .admitted = queue.admission.enter(origin) { return .some(nil) }
+                        let waiter = CurlAdmission.Waiter(
+                            id: id, deadline: .now + idleTimeout, idleTimeout: idleTimeout, url: url,
+                            continuation: continuation)
+                        queue.admission.park(waiter, at: origin)
+                        // A loop that waits may wait past this call's deadline.
+                        if queue.needsWakeUp() { wakeUnlessEnded(&queue) }
+                        return nil
+                    }
+                    if let decided { continuation.resume(returning: decided) }
+                }
+            } onCancel: {
+                let waiter = queue.withLock { $0.admission.withdraw(id, at: origin) }
+                waiter?.resume(returning: .cancelled)
+            }
+            if let failure { throw failure }
+        }
+
+        /// Gives back the slot of a call that was admitted but made no transfer (setting it up failed).
+        func release(_ origin: CurlAdmission.Origin) {
+            let next = queue.withLock { $0.admission.release(origin) }
+            next?.resume(returning: nil)
+        }
+
         /// Queues `transfer` to start.
         func start(_ transfer: CurlTransfer) {
             transfer.eventLoop = self
             var refused: NALError?
+            var next: CurlAdmission.Continuation?
             command { queue in
-                if queue.cancelsRunning {
-                    refused = .transportUnavailable(CurlTransport.shutDownMessage)
-                } else if queue.shuttingDown {
-                    refused = .cancelled
+                if let refusal = queue.refusal {
+                    refused = refusal
+                    // Never started: its slot goes back now.
+                    if let origin = transfer.slot { next = queue.admission.release(origin) }
                 } else {
                     queue.commands.append(transfer)
                 }
             }
+            next?.resume(returning: nil)
             if let refused { transfer.finish(.failure(refused)) }
         }
 
@@ -144,23 +221,28 @@
         /// handles.
         func shutDown() {
             // Always a wake-up: a loop in the middle of a round read the flag before it was set, and would wait.
-            queue.withLock { queue in
+            let waiters = queue.withLock { queue in
                 queue.shuttingDown = true
                 wakeUnlessEnded(&queue)
+                return queue.admission.removeAllWaiters()
             }
+            // As a call that comes now is told: it would not start.
+            for waiter in waiters { waiter.resume(returning: .cancelled) }
         }
 
         /// Ends the loop now: the transfers still running end with `.cancelled` (streams included), no new one
         /// starts, and this returns once the loop's thread has ended and the spare handles are freed.
         func shutDownNow() async {
             await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-                let ended = queue.withLock { queue in
+                let (ended, waitingCalls) = queue.withLock { queue in
                     queue.shuttingDown = true
                     queue.cancelsRunning = true
                     if !queue.hasEnded { queue.endWaiters.append(waiter) }
                     wakeUnlessEnded(&queue)
-                    return queue.hasEnded
+                    return (queue.hasEnded, queue.admission.removeAllWaiters())
                 }
+                // Calls waiting for a slot end as calls queued to start do: cancelled.
+                for call in waitingCalls { call.resume(returning: .cancelled) }
                 if ended { waiter.resume() }
             }
         }
@@ -214,7 +296,10 @@
                 for transfer in resumes { resumeNow(transfer) }
                 if cancelsRunning {
                     // Transfers queued to start never start; those running end as a stop ends them.
-                    for transfer in starts { transfer.finish(.failure(.cancelled)) }
+                    for transfer in starts {
+                        giveBackSlot(of: transfer)
+                        transfer.finish(.failure(.cancelled))
+                    }
                     for transfer in Array(running.values) {
                         remove(transfer)
                         transfer.finish(.failure(.cancelled))
@@ -249,10 +334,24 @@
                 if let untilFreed = handles.freeIdleSpares(now: .now) {
                     wait = min(wait, Self.milliseconds(untilFreed))
                 }
-                let mayWait = queue.withLock { queue in
+                let (mayWait, admitted, expired) = queue.withLock { queue in
+                    // The slots given back go to the calls that wait for them, in the order they came.
+                    var admitted: [CurlAdmission.Continuation] = []
+                    for origin in freedSlots {
+                        if let next = queue.admission.release(origin) { admitted.append(next) }
+                    }
+                    let now = ContinuousClock.now
+                    let expired = queue.admission.expire(now: now)
+                    if let deadline = queue.admission.earliestDeadline {
+                        wait = min(wait, Self.milliseconds(deadline - now))
+                    }
                     queue.loopIsWaiting = queue.isEmpty
-                    return queue.loopIsWaiting
+                    return (queue.loopIsWaiting, admitted, expired)
                 }
+                freedSlots.removeAll(keepingCapacity: true)
+                // Each admitted call sets up its transfer and queues its start, which wakes the loop.
+                for call in admitted { call.resume(returning: nil) }
+                for (call, timeout) in expired { call.resume(returning: timeout) }
                 guard mayWait else { continue }
                 var ready: Int32 = 0
                 let polled = nal_curl_multi_poll(multi, Int32(wait), &ready)
@@ -262,9 +361,13 @@
                     usleep(10_000)
                 }
             }
-            // Transfers queued after the last round never started; jobs run elsewhere from now on.
+            // Transfers queued after the last round never started; jobs run elsewhere from now on. No call waits for
+            // a slot any more (shutting down took them all out), so the slots given back admit nobody.
             let (late, jobs, waiters) = queue.withLock { queue in
                 queue.hasEnded = true
+                for origin in freedSlots + queue.commands.compactMap(\.slot) {
+                    _ = queue.admission.release(origin)
+                }
                 defer {
                     queue.commands = []
                     queue.jobs = []
@@ -272,6 +375,7 @@
                 }
                 return (queue.commands, queue.jobs, queue.endWaiters)
             }
+            freedSlots = []
             for transfer in late { transfer.finish(.failure(.cancelled)) }
             for job in jobs { globalConcurrentExecutor.enqueue(job) }
             // Nothing will take a spare again, and nothing wakes the multi handle now (`hasEnded`): its connections
@@ -283,14 +387,26 @@
         }
 
         private func add(_ transfer: CurlTransfer) {
-            guard !transfer.isFinished, let handle = transfer.handle else { return }
+            // Cancelled before it started: it never reaches libcurl.
+            guard !transfer.isFinished, let handle = transfer.handle else { return giveBackSlot(of: transfer) }
             let code = nal_curl_multi_add_handle(multi, handle)
             guard code == CurlValue.ok else {
+                giveBackSlot(of: transfer)
                 return transfer.finish(.failure(.transport(CurlCode.urlError(CurlCode.failedInit, url: transfer.url))))
             }
             running[handle] = transfer
-            handlesInLibcurl.add(1, ordering: .relaxed)
+            let inLibcurl = handlesInLibcurl.add(1, ordering: .relaxed).newValue
+            if inLibcurl > peakHandlesInLibcurl.load(ordering: .relaxed) {
+                peakHandlesInLibcurl.store(inLibcurl, ordering: .relaxed)
+            }
             watchIdleness(from: transfer.lastActivity, of: transfer)
+        }
+
+        /// Notes that `transfer` has left the loop's hands (out of libcurl, or never in it), whatever ended it: its
+        /// slot goes to the next waiting call before the loop waits again. Called once per transfer: from `remove`,
+        /// for a transfer that was running, or where a transfer queued to start is dropped.
+        private func giveBackSlot(of transfer: CurlTransfer) {
+            if let origin = transfer.slot { freedSlots.append(origin) }
         }
 
         /// Brings the next idle scan forward to when `transfer`, last active at `instant`, may be idle too long.
@@ -312,6 +428,7 @@
         private func remove(_ transfer: CurlTransfer, endedWell: Bool = false) {
             guard let handle = transfer.handle, running.removeValue(forKey: handle) != nil else { return }
             handlesInLibcurl.subtract(1, ordering: .relaxed)
+            giveBackSlot(of: transfer)
             _ = nal_curl_multi_remove_handle(multi, handle)
             if endedWell { transfer.recycleHandle() } else { transfer.release() }
         }

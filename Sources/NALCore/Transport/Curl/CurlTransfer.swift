@@ -23,6 +23,9 @@
         }
 
         let url: URL
+        /// The origin whose admission slot this transfer holds (see `CurlAdmission`), or `nil` for none; the event
+        /// loop gives it back once the transfer has left its hands.
+        let slot: CurlAdmission.Origin?
         /// This transfer among all of the process's, for what C code notes of it (see `configureTLS`).
         let token = UInt(CurlTransfer.tokens.add(1, ordering: .relaxed).newValue)
         static let tokens = Atomic<Int>(0)
@@ -90,9 +93,10 @@
             limit: Int,
             streamsBody: Bool = false, routing: (any BodyRouting)? = nil, progress: ProgressReporter? = nil,
             tls: TLSConfiguration.Checked = TLSConfiguration.Checked(minimumVersion: .tls12),
-            writeProbe: CurlDownloadWriteProbe? = nil
+            writeProbe: CurlDownloadWriteProbe? = nil, slot: CurlAdmission.Origin? = nil
         ) throws(NALError) {
             self.url = url
+            self.slot = slot
             self.tls = tls
             self.streamsBody = streamsBody
             self.routing = routing

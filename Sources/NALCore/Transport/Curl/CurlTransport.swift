@@ -48,7 +48,9 @@
         /// The idle timeout of a call whose caller chose none (see `TransportContext.idleTimeout`).
         public let idleTimeout: TimeInterval
         /// The most connections open at once to one host: over HTTP/1.1 more calls wait for one of them; over
-        /// HTTP/2 calls share a connection.
+        /// HTTP/2 calls share a connection. Calls past what the connections can carry (this many per plain-http
+        /// origin, 100 times as many per https origin, for HTTP/2's streams) wait in the transport, first come first
+        /// served, holding none of libcurl's memory.
         public let maximumConnectionsPerHost: Int
         /// Where cookies are kept, or `nil` for none.
         public let cookieStorage: HTTPCookieStorage?
@@ -123,11 +125,12 @@
         }
 
         /// Shuts the transport down, as AsyncHTTPClient's `shutdown()` does: calls made from now on fail at once with
-        /// `NALError.transportUnavailable`; calls in flight are cancelled (they end with `NALError.cancelled`, and so
-        /// does a streamed body still being read; one between two transfers, following a redirect or resuming a
-        /// download, gets `transportUnavailable`); returns once the event loop has ended, its connections are closed
-        /// and libcurl's spare handles are freed. A cancelled download hears of it once its file's last write is
-        /// done, which may be just after. Calling it again does nothing more.
+        /// `NALError.transportUnavailable`; calls in flight, those waiting for a connection included, are cancelled
+        /// (they end with `NALError.cancelled`, and so does a streamed body still being read; one between two
+        /// transfers, following a redirect or resuming a download, gets `transportUnavailable`); returns once the
+        /// event loop has ended, its connections are closed and libcurl's spare handles are freed. A cancelled
+        /// download hears of it once its file's last write is done, which may be just after. Calling it again does
+        /// nothing more.
         ///
         /// A transport that is simply dropped ends gracefully instead: its calls in flight finish (a streamed body may
         /// outlive it), then its thread ends.
@@ -193,6 +196,13 @@
         /// How many transfers libcurl holds now: a call's handle, and what it holds, leaves libcurl before the call
         /// returns or throws. For tests.
         package var transfersInLibcurl: Int { loop.transfersInLibcurl }
+
+        /// The most transfers libcurl has held at once since the transport was made. For tests.
+        package var peakTransfersInLibcurl: Int { loop.peakTransfersInLibcurl }
+
+        /// How many calls wait for their origin's admission slot, holding no easy handle (see `CurlAdmission`). For
+        /// tests.
+        package var waitingCallCount: Int { loop.waitingCallCount }
 
         /// How many easy handles of calls that ended well wait to be reused (at most 16). For tests.
         package var spareHandleCount: Int { loop.handles.spareCount }
@@ -367,11 +377,20 @@
             _ request: URLRequest, upload: UploadBody?, _ exchange: Exchange
         ) async throws(NALError) -> CurlTransfer.Reply {
             guard let url = request.url else { throw .invalidRequest(.missingURL) }
-            let transfer = try CurlTransfer(
-                request, handles: loop.handles, upload: upload, url: url,
-                idleTimeout: .milliseconds(Int64((exchange.idleTimeout * 1000).rounded(.up))), limit: exchange.limit,
-                streamsBody: exchange.streamsBody, routing: exchange.routing, progress: exchange.progress,
-                tls: checkedTLS, writeProbe: downloadWrites)
+            let idleTimeout = Duration.milliseconds(Int64((exchange.idleTimeout * 1000).rounded(.up)))
+            // Past its origin's limit the call waits here, before it takes an easy handle (see `CurlAdmission`).
+            let origin = CurlAdmission.Origin(url)
+            try await loop.admit(to: origin, url: url, idleTimeout: idleTimeout)
+            let transfer: CurlTransfer
+            do {
+                transfer = try CurlTransfer(
+                    request, handles: loop.handles, upload: upload, url: url, idleTimeout: idleTimeout,
+                    limit: exchange.limit, streamsBody: exchange.streamsBody, routing: exchange.routing,
+                    progress: exchange.progress, tls: checkedTLS, writeProbe: downloadWrites, slot: origin)
+            } catch {
+                loop.release(origin)
+                throw error
+            }
             let outcome = await withTaskCancellationHandler {
                 loop.start(transfer)
                 return await transfer.outcomeWhenFinished()
