@@ -94,7 +94,8 @@
             try await waitUntil { transport.transfersInLibcurl == 1 }
             let cancelled = call(client, FaultServer.endpoint("fast"))
             try await waitUntil { transport.waitingCallCount == 1 }
-            let behind = call(client, FaultServer.endpoint("fast"))
+            // Its idle timeout bounds its wait: the slot the blocker gives back must reach it, past the cancelled call.
+            let behind = call(client, FaultServer.endpoint("fast", timeout: 5))
             try await waitUntil { transport.waitingCallCount == 2 }
             cancelled.cancel()
             #expect(await cancelled.value == "cancelled")
