@@ -53,11 +53,13 @@ def run(contender):
 
 
 def mib(n):
-    return "%.1f MiB" % (n / 1048576)
+    # The growth, and what it comes to per call.
+    return "%.1f MiB (%.1f KiB)" % (n / 1048576, n / 1024 / calls)
 
 
-print("%d GETs at once to %s, %d round(s), peak RSS growth (VmHWM - RSS before the calls)" % (calls, url, rounds))
-print("%-6s %-22s %-22s %s" % ("round", "URLSession.data(for:)", "Client + CurlTransport", "ratio"))
+print("%d GETs at once to %s, %d round(s), peak RSS growth (VmHWM - RSS before the calls; per call)" % (
+    calls, url, rounds))
+print("%-6s %-27s %-27s %s" % ("round", "URLSession.data(for:)", "Client + CurlTransport", "ratio"))
 ratios, failed = [], 0
 for index in range(rounds):
     # Interleaved, and the order alternates, so that neither contender always runs on a warmer machine.
@@ -71,7 +73,7 @@ for index in range(rounds):
                                                           result["firstFailure"]))
     ratio = curl["peakGrowthBytes"] / max(session["peakGrowthBytes"], 1)
     ratios.append(ratio)
-    print("%-6d %-22s %-22s %.2f   (%.1f s / %.1f s)" % (
+    print("%-6d %-27s %-27s %.2f   (%.1f s / %.1f s)" % (
         index + 1, mib(session["peakGrowthBytes"]), mib(curl["peakGrowthBytes"]), ratio, session["seconds"],
         curl["seconds"]))
 median = statistics.median(ratios)
