@@ -23,6 +23,18 @@
             #expect(condition(), "waited 10 s for the transport to reach the state the test needs")
         }
 
+        /// A call that holds its slot until `open(_:)`: the fault server sends 4 bytes, then waits for the key (20 s at
+        /// most). Under load a timed blocker could end before the test has queued the calls behind it.
+        private func blocker(key: String) -> TestEndpoint {
+            FaultServer.endpoint("gated", query: ["key": .string(key)])
+        }
+
+        /// Lets the blocker `key` finish, through a transport of its own (this one's slots are taken).
+        private func open(_ key: String) async throws {
+            let opener = Client<TestEndpoint>(transport: try CurlTransport())
+            _ = try await opener.request(FaultServer.endpoint("_open", query: ["key": .string(key)]))
+        }
+
         /// A task that calls `endpoint` and tells how it ended: "ok", or the error.
         private func call(_ client: Client<TestEndpoint>, _ endpoint: TestEndpoint) -> Task<String, Never> {
             Task {
@@ -67,7 +79,8 @@
         func firstComeFirstServed() async throws {
             let transport = try CurlTransport(maximumConnectionsPerHost: 1)
             let client = Client<TestEndpoint>(transport: transport)
-            let blocker = call(client, FaultServer.endpoint("delay", query: ["ms": 500]))
+            let key = FaultServer.probe()
+            let blocker = call(client, blocker(key: key))
             try await waitUntil { transport.transfersInLibcurl == 1 }
             let order = Order()
             var waiting: [Task<Void, Never>] = []
@@ -80,6 +93,7 @@
                 // One at a time into the queue, so that the order they came in is known.
                 try await waitUntil { transport.waitingCallCount == index + 1 }
             }
+            try await open(key)
             #expect(await blocker.value == "ok")
             for task in waiting { await task.value }
             #expect(await order.indices == [0, 1, 2, 3, 4])
@@ -90,7 +104,8 @@
         func cancelledWaitingCall() async throws {
             let transport = try CurlTransport(maximumConnectionsPerHost: 1)
             let client = Client<TestEndpoint>(transport: transport)
-            let blocker = call(client, FaultServer.endpoint("delay", query: ["ms": 3000]))
+            let key = FaultServer.probe()
+            let blocker = call(client, blocker(key: key))
             try await waitUntil { transport.transfersInLibcurl == 1 }
             let cancelled = call(client, FaultServer.endpoint("fast"))
             try await waitUntil { transport.waitingCallCount == 1 }
@@ -101,6 +116,7 @@
             #expect(await cancelled.value == "cancelled")
             // It ended while the blocker still held the only slot: it did not wait for it.
             #expect(transport.transfersInLibcurl == 1 && transport.waitingCallCount == 1)
+            try await open(key)
             #expect(await blocker.value == "ok")
             #expect(await behind.value == "ok")
             #expect(transport.waitingCallCount == 0 && transport.peakTransfersInLibcurl == 1)
@@ -126,13 +142,18 @@
         func failedCallFreesItsSlot() async throws {
             let transport = try CurlTransport(maximumConnectionsPerHost: 1)
             let client = Client<TestEndpoint>(transport: transport)
-            let failing: [(TestEndpoint, RequestOptions)] = [
-                // Its idle timeout.
-                (FaultServer.endpoint("delay", query: ["ms": 3000], timeout: 0.3), RequestOptions()),
-                // Past its in-memory limit at the sixth byte, some 600 ms in.
-                (FaultServer.endpoint("drip", query: ["bytes": 20]), RequestOptions(maximumResponseSize: 5)),
+            // Each fails only after the test has queued a call behind it: by its idle timeout (3 s of a held gate), or
+            // past its in-memory limit of 6 bytes once the gate opens (4 bytes, then 4 more).
+            let timesOut = FaultServer.probe()
+            let tooLarge = FaultServer.probe()
+            let failing: [(String, TestEndpoint, RequestOptions, Bool)] = [
+                (
+                    timesOut, FaultServer.endpoint("gated", query: ["key": .string(timesOut)], timeout: 3), .init(),
+                    false
+                ),
+                (tooLarge, blocker(key: tooLarge), RequestOptions(maximumResponseSize: 6), true),
             ]
-            for (endpoint, options) in failing {
+            for (key, endpoint, options, opens) in failing {
                 let failed = Task { () -> String in
                     do {
                         _ = try await client.request(endpoint, options: options)
@@ -143,8 +164,9 @@
                 }
                 try await waitUntil { transport.transfersInLibcurl == 1 }
                 // Waits for the failing call's slot; its own idle timeout is far longer than that call.
-                let next = call(client, FaultServer.endpoint("fast", timeout: 5))
+                let next = call(client, FaultServer.endpoint("fast", timeout: 10))
                 try await waitUntil { transport.waitingCallCount == 1 }
+                if opens { try await open(key) }
                 let outcome = await failed.value
                 #expect(outcome != "ok")
                 #expect(await next.value == "ok", "the slot of a call that failed (\(outcome)) was not given back")
@@ -156,7 +178,8 @@
         func waitingCallTimesOut() async throws {
             let transport = try CurlTransport(maximumConnectionsPerHost: 1)
             let client = Client<TestEndpoint>(transport: transport)
-            let blocker = call(client, FaultServer.endpoint("delay", query: ["ms": 3000]))
+            let key = FaultServer.probe()
+            let blocker = call(client, blocker(key: key))
             try await waitUntil { transport.transfersInLibcurl == 1 }
             let idle = call(client, FaultServer.endpoint("fast", timeout: 0.3))
             let total = call(client, FaultServer.endpoint("fast", totalTimeout: 0.4))
@@ -164,6 +187,7 @@
             #expect(await total.value == "timed out (total)")
             // Both ended while the blocker still ran, and neither kept a place in the queue.
             #expect(transport.transfersInLibcurl == 1 && transport.waitingCallCount == 0)
+            try await open(key)
             #expect(await blocker.value == "ok")
             #expect(await call(client, FaultServer.endpoint("fast")).value == "ok")
         }
