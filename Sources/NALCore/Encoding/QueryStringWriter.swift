@@ -125,7 +125,7 @@ struct QueryStringWriter: ~Copyable {
                 appendEscapedBracket(open: false)
             case .custom(let makeKey):
                 rawKey = makeKey(parentRawKey, index)
-                guard !rawKey.isEmpty else { throw ParameterFault(.emptyKey) }
+                guard !rawKey.isEmpty else { throw ParameterFault(.emptyKey).under(.index(index)) }
                 key.truncate(to: 0)
                 PercentEncoding.appendQueryEscaped(rawKey, spaceAsPlus: spaceAsPlus, to: &key)
             }

@@ -191,6 +191,12 @@ struct URLEncodingTests {
             return
         }
         #expect(nested == "a[b]")
+        let emptyCustomKey = URLEncoding(arrayEncoding: .custom { _, _ in "" })
+        guard case .emptyKey(let element)? = encodingFailure({ try emptyCustomKey.queryString(["a": [1]]) }) else {
+            Issue.record("an empty custom array key was accepted")
+            return
+        }
+        #expect(element == "a[0]", "the path names the element whose key is empty")
         #expect(
             "\(NALError.encoding(.emptyKey(keyPath: "a[b]")))"
                 == "Encoding failed: the container at 'a[b]' has an empty key.")
