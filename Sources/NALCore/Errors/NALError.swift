@@ -4,7 +4,7 @@ public import Foundation
 ///
 /// Each case carries enough context to say what went wrong and where; `description` renders it as a sentence a
 /// person can act on.
-public enum NALError: Error, Sendable {
+public indirect enum NALError: Error, Sendable {
     /// The endpoint could not be turned into a valid `URLRequest`.
     case invalidRequest(InvalidRequestReason)
     /// Parameters or a body could not be encoded.

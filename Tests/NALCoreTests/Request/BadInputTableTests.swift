@@ -392,7 +392,7 @@ struct BadInputTableTests {
                     requestType: .parameters(
                         ["a": [1, 2]], encoding: URLEncoding(arrayEncoding: .custom { _, _ in "" })))),
             matches: { error in
-                guard case .encoding(.emptyKey("a")) = error else { return false }
+                guard case .encoding(.emptyKey("a[0]")) = error else { return false }
                 return true
             }),
         Row(

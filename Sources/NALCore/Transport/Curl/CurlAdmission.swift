@@ -37,9 +37,16 @@
             let port: Int
 
             init(_ url: URL) {
-                isSecure = url.scheme?.lowercased() == "https"
-                host = (url.host ?? "").lowercased()
+                isSecure = url.scheme.map { Self.lowercased($0) == "https" } ?? false
+                host = Self.lowercased(url.host ?? "")
                 port = url.port ?? (isSecure ? 443 : 80)
+            }
+
+            /// `text` in lowercase; as it is, with no new string, when it has no capital (every call reads its URL).
+            private static func lowercased(_ text: String) -> String {
+                text.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
+                    || !text.utf8.allSatisfy { $0 < 0x80 }
+                    ? text.lowercased() : text
             }
         }
 
