@@ -14,6 +14,8 @@
         func originsAreNormalised() throws {
             #expect(try origin("http://Example.COM/a") == origin("HTTP://example.com:80/b?c"))
             #expect(try origin("https://example.com") == origin("https://EXAMPLE.com:443/x"))
+            #expect(try origin("HTTPS://API.EXAMPLE.COM/v1") == origin("https://api.example.com:443"))
+            #expect(try origin("HTTPS://API.EXAMPLE.COM").isSecure)
             #expect(try origin("http://example.com") != origin("https://example.com"))
             #expect(try origin("http://example.com") != origin("http://example.com:8080"))
             #expect(try origin("http://example.com") != origin("http://example.org"))
