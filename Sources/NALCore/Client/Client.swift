@@ -194,15 +194,19 @@ public final class Client<Service: RemoteService>: Sendable {
         let request = preparedRequest
         let total = options.totalTimeout ?? endpoint.totalTimeout
         let deadline = total.map { ContinuousClock.now + .milliseconds(Int64(($0 * 1000).rounded(.up))) }
-        let totalTimeout = NALError.timedOut(TimeoutFailure(limit: .total, seconds: total ?? 0, url: request.url))
-        let response = try await CallRace.run(deadline: deadline, onDeadline: totalTimeout) {
+        // Made only for a call with a deadline: an indirect case costs an allocation, and most calls have none.
+        let totalTimeout = deadline.map { _ in
+            NALError.timedOut(TimeoutFailure(limit: .total, seconds: total ?? 0, url: request.url))
+        }
+        // Without a deadline the race never reads its error.
+        let response = try await CallRace.run(deadline: deadline, onDeadline: totalTimeout ?? .cancelled) {
             [self] () async throws(NALError) -> Response in
             try await send(
                 request, target: target, kind: prepared.kind, options: options, deadline: deadline,
                 progress: call.progress, streamsBody: call.streamsBody, idleTimeout: options.timeout ?? endpoint.timeout
             )
         }
-        if let body = response.streamedBody, let deadline {
+        if let body = response.streamedBody, let deadline, let totalTimeout {
             BodyDeadline.enforce(deadline, on: body, with: totalTimeout)
         }
         let validation = endpoint.validation
