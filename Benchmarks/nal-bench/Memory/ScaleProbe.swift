@@ -34,12 +34,8 @@ enum ScaleProbe {
         var peakTransfersInLibcurl: Int?
     }
 
-    struct Target: RemoteService {
-        var baseURL: URL
-        var path: String { "" }
-        var method: HTTPMethod { .get }
-        var requestType: RequestType { .plain }
-    }
+    /// A GET of the URL as given, as `MemoryProbe` makes.
+    typealias Target = MemoryProbe.Target
 
     static func parse(_ arguments: [String]) throws(BenchOptions.UsageError) -> Options {
         guard let name = arguments.first, let contender = Contender(rawValue: name) else {
