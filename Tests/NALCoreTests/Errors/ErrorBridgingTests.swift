@@ -1,0 +1,36 @@
+import Foundation
+import NALCore
+import NALLogging
+import Testing
+
+/// Moya's idiom `(error as CustomStringConvertible).description`, and `localizedDescription`, go through `NSError` on
+/// Linux: NAL's errors must print their sentence there too, not `Error Domain=… "(null)"`.
+@Suite("Errors print their sentence through Foundation's routes")
+struct ErrorBridgingTests {
+    static func expectSentence(_ error: any Error & CustomStringConvertible) {
+        let sentence = error.description
+        let bridged: any Error = error
+        #expect(bridged.localizedDescription == sentence)
+        #expect((bridged as NSError).localizedDescription == sentence)
+        #expect((bridged as any CustomStringConvertible).description.contains("\"\(sentence)\""))
+        #expect(!(bridged as any CustomStringConvertible).description.contains("(null)"))
+    }
+
+    @Test("NALError, whatever its case")
+    func nalError() throws {
+        Self.expectSentence(NALError.cancelled)
+        Self.expectSentence(NALError.invalidRequest(.invalidMethod("GE T")))
+        Self.expectSentence(
+            NALError.timedOut(TimeoutFailure(limit: .idle, seconds: 2, url: URL(string: "https://api.example.com"))))
+    }
+
+    @Test("LogConfiguration.ParseError")
+    func parseError() {
+        do {
+            _ = try LogConfiguration.parse("a=b=c")
+            Issue.record("a bad entry was accepted")
+        } catch {
+            Self.expectSentence(error)
+        }
+    }
+}
