@@ -11,6 +11,8 @@ struct ErrorBridgingTests {
         let sentence = error.description
         let bridged: any Error = error
         #expect(bridged.localizedDescription == sentence)
+        // Code that asks for LocalizedError itself (as Alamofire's and many apps' error views do).
+        #expect((bridged as? any LocalizedError)?.errorDescription == sentence)
         #expect((bridged as NSError).localizedDescription == sentence)
         #expect((bridged as any CustomStringConvertible).description.contains("\"\(sentence)\""))
         #expect(!(bridged as any CustomStringConvertible).description.contains("(null)"))
