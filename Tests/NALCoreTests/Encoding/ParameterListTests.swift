@@ -158,11 +158,12 @@ struct ParameterListTests {
     func alternatingBaseURLs() throws {
         let bases = [
             "https://api.example.com/v1", "http://127.0.0.1:8080/a/b/?k=v#top", "https://x.example/?q=1",
-            "https://user@host.example:99/deep/path/",
+            "https://user@host.example:99/deep/path/", "https://f.example/p#a?b",
         ]
         let expected = [
             "https://api.example.com/v1/items?z=1", "http://127.0.0.1:8080/a/b/items?k=v&z=1#top",
             "https://x.example/items?q=1&z=1", "https://user@host.example:99/deep/path/items?z=1",
+            "https://f.example/p/items?z=1#a?b",
         ]
         for round in 0..<3 {
             for (base, want) in zip(bases, expected) {
