@@ -35,6 +35,18 @@
             _ = try await opener.request(FaultServer.endpoint("_open", query: ["key": .string(key)]))
         }
 
+        /// A transport of one connection whose only slot a blocker holds (until `open(key)`), and a client on it.
+        private func heldBySlowCall() async throws -> (
+            transport: CurlTransport, client: Client<TestEndpoint>, key: String, blocker: Task<String, Never>
+        ) {
+            let transport = try CurlTransport(maximumConnectionsPerHost: 1)
+            let client = Client<TestEndpoint>(transport: transport)
+            let key = FaultServer.probe()
+            let blocker = call(client, blocker(key: key))
+            try await waitUntil { transport.transfersInLibcurl == 1 }
+            return (transport, client, key, blocker)
+        }
+
         /// A task that calls `endpoint` and tells how it ended: "ok", or the error.
         private func call(_ client: Client<TestEndpoint>, _ endpoint: TestEndpoint) -> Task<String, Never> {
             Task {
@@ -77,11 +89,7 @@
 
         @Test("waiting calls are admitted in the order they came")
         func firstComeFirstServed() async throws {
-            let transport = try CurlTransport(maximumConnectionsPerHost: 1)
-            let client = Client<TestEndpoint>(transport: transport)
-            let key = FaultServer.probe()
-            let blocker = call(client, blocker(key: key))
-            try await waitUntil { transport.transfersInLibcurl == 1 }
+            let (transport, client, key, blocker) = try await heldBySlowCall()
             let order = Order()
             var waiting: [Task<Void, Never>] = []
             for index in 0..<5 {
@@ -102,11 +110,7 @@
 
         @Test("a waiting call that is cancelled ends at once with .cancelled, and the calls behind it still run")
         func cancelledWaitingCall() async throws {
-            let transport = try CurlTransport(maximumConnectionsPerHost: 1)
-            let client = Client<TestEndpoint>(transport: transport)
-            let key = FaultServer.probe()
-            let blocker = call(client, blocker(key: key))
-            try await waitUntil { transport.transfersInLibcurl == 1 }
+            let (transport, client, key, blocker) = try await heldBySlowCall()
             let cancelled = call(client, FaultServer.endpoint("fast"))
             try await waitUntil { transport.waitingCallCount == 1 }
             // Its idle timeout bounds its wait: the slot the blocker gives back must reach it, past the cancelled call.
@@ -176,11 +180,7 @@
 
         @Test("a call waits for a slot no longer than its idle timeout, and a total timeout counts the wait")
         func waitingCallTimesOut() async throws {
-            let transport = try CurlTransport(maximumConnectionsPerHost: 1)
-            let client = Client<TestEndpoint>(transport: transport)
-            let key = FaultServer.probe()
-            let blocker = call(client, blocker(key: key))
-            try await waitUntil { transport.transfersInLibcurl == 1 }
+            let (transport, client, key, blocker) = try await heldBySlowCall()
             let idle = call(client, FaultServer.endpoint("fast", timeout: 0.3))
             let total = call(client, FaultServer.endpoint("fast", totalTimeout: 0.4))
             #expect(await idle.value == "timed out (idle)")
