@@ -59,6 +59,17 @@ struct READMEStubbingExamples {
     }
     // Docs: end stubbing-behaviours
 
+    @Test("shared settings: the stubbed client is set up as the live one")
+    func sharedSettings() async throws {
+        // Docs: begin shared-settings
+        let settings = Client<GitHub>.Settings(deduplicatesRequests: true, deduplicatedMethods: [.get, .put])
+        let live = Client<GitHub>(transport: URLSessionTransport(), settings: settings)
+        let stubbed = Client<GitHub>(stubbing: .immediate, settings: settings)
+        // Docs: end shared-settings
+        #expect(live.settings.deduplicatedMethods == stubbed.settings.deduplicatedMethods)
+        #expect(try await stubbed.request(.zen).string() == "Keep it logically awesome.")
+    }
+
     // Docs: begin stubbing-registration
     @Test func retriesABusyServer() async throws {
         let stubs = StubTransport<GitHub>(.immediate)

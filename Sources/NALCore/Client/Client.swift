@@ -25,14 +25,12 @@ public final class Client<Service: RemoteService>: Sendable {
 
     /// Where requests go.
     public let transport: any Transport
-    private let endpointMapping: EndpointMapping?
-    private let willSend: RequestHook?
+    /// What the client does with each call besides sending it.
+    public let settings: Settings
     private let inFlight: InFlightRequests?
-    /// The methods whose identical concurrent requests share one call, when de-duplication is on.
-    private let deduplicatedMethods: Set<HTTPMethod>
 
     /// Where completion handlers and their progress run when a call names no queue; `nil` means the main queue.
-    public let callbackQueue: DispatchQueue?
+    public var callbackQueue: DispatchQueue? { settings.callbackQueue }
 
     /// The methods de-duplication shares by default: GET and HEAD, which are safe to answer once for many callers.
     public static var safeMethods: Set<HTTPMethod> { [.get, .head] }
@@ -50,7 +48,7 @@ public final class Client<Service: RemoteService>: Sendable {
     ///     are two actions; add a method here only when sending it once for all callers is what you mean.
     ///   - callbackQueue: where completion handlers run when a call names no queue (Moya's `callbackQueue`); the
     ///     main queue when `nil`.
-    public init(
+    public convenience init(
         transport: any Transport = DefaultTransport.make(),
         endpointMapping: EndpointMapping? = nil,
         willSend: RequestHook? = nil,
@@ -58,12 +56,18 @@ public final class Client<Service: RemoteService>: Sendable {
         deduplicatedMethods: Set<HTTPMethod> = Client.safeMethods,
         callbackQueue: DispatchQueue? = nil
     ) {
+        self.init(
+            transport: transport,
+            settings: Settings(
+                endpointMapping: endpointMapping, willSend: willSend, deduplicatesRequests: deduplicatesRequests,
+                deduplicatedMethods: deduplicatedMethods, callbackQueue: callbackQueue))
+    }
+
+    /// Creates a client with `settings`, which can be shared by several clients (see `Settings`).
+    public init(transport: any Transport = DefaultTransport.make(), settings: Settings) {
         self.transport = transport
-        self.callbackQueue = callbackQueue
-        self.endpointMapping = endpointMapping
-        self.willSend = willSend
-        inFlight = deduplicatesRequests ? InFlightRequests() : nil
-        self.deduplicatedMethods = deduplicatedMethods
+        self.settings = settings
+        inFlight = settings.deduplicatesRequests ? InFlightRequests() : nil
     }
 
     /// Sends the request for `target` and returns the validated response.
@@ -84,7 +88,7 @@ public final class Client<Service: RemoteService>: Sendable {
         headers: [(name: String, value: String)] = []
     ) async throws(NALError) -> Response {
         let call = Call(progress: progress, streamsBody: streamsBody, headers: headers)
-        if let endpointMapping {
+        if let endpointMapping = settings.endpointMapping {
             return try await perform(endpointMapping(target), target: target, options: options, call: call)
         }
         return try await perform(target, target: target, options: options, call: call)
@@ -233,7 +237,7 @@ public final class Client<Service: RemoteService>: Sendable {
         idleTimeout: TimeInterval?
     ) async throws(NALError) -> Response {
         var request = request
-        if let willSend {
+        if let willSend = settings.willSend {
             do {
                 request = try await willSend(request, target)
             } catch let error as NALError {
@@ -250,7 +254,7 @@ public final class Client<Service: RemoteService>: Sendable {
         // A call that reports progress or streams is its caller's own; sharing it would send one caller's events or
         // chunks to another.
         guard let inFlight, progress == nil, !streamsBody,
-            deduplicatedMethods.contains(HTTPMethod(rawValue: request.httpMethod ?? "GET")),
+            settings.deduplicatedMethods.contains(HTTPMethod(rawValue: request.httpMethod ?? "GET")),
             let key = InFlightRequests.Key(request, kind: kind, options: options, idleTimeout: idleTimeout)
         else {
             return try await transport.send(request, context: context)

@@ -13,10 +13,21 @@ extension Client {
         endpointMapping: EndpointMapping? = nil,
         willSend: RequestHook? = nil,
         deduplicatesRequests: Bool = false,
+        deduplicatedMethods: Set<HTTPMethod> = Client.safeMethods,
         callbackQueue: DispatchQueue? = nil
     ) {
         self.init(
-            transport: MiddlewareChain(middleware, transport: transport), endpointMapping: endpointMapping,
-            willSend: willSend, deduplicatesRequests: deduplicatesRequests, callbackQueue: callbackQueue)
+            middleware: middleware, transport: transport,
+            settings: Settings(
+                endpointMapping: endpointMapping, willSend: willSend, deduplicatesRequests: deduplicatesRequests,
+                deduplicatedMethods: deduplicatedMethods, callbackQueue: callbackQueue))
+    }
+
+    /// Creates a client whose requests run through `middleware` before `transport`, with `settings` (see
+    /// `Client.Settings`).
+    public convenience init(
+        middleware: [any Middleware], transport: any Transport = DefaultTransport.make(), settings: Settings
+    ) {
+        self.init(transport: MiddlewareChain(middleware, transport: transport), settings: settings)
     }
 }

@@ -13,10 +13,18 @@ extension Client {
         endpointMapping: EndpointMapping? = nil,
         willSend: RequestHook? = nil,
         deduplicatesRequests: Bool = false,
+        deduplicatedMethods: Set<HTTPMethod> = Client.safeMethods,
         callbackQueue: DispatchQueue? = nil
     ) {
         self.init(
-            transport: StubTransport(behavior), endpointMapping: endpointMapping, willSend: willSend,
-            deduplicatesRequests: deduplicatesRequests, callbackQueue: callbackQueue)
+            stubbing: behavior,
+            settings: Settings(
+                endpointMapping: endpointMapping, willSend: willSend, deduplicatesRequests: deduplicatesRequests,
+                deduplicatedMethods: deduplicatedMethods, callbackQueue: callbackQueue))
+    }
+
+    /// Creates a client that answers from stubs, with `settings` (see `Client.Settings`).
+    public convenience init(stubbing behavior: StubBehavior<Service>, settings: Settings) {
+        self.init(transport: StubTransport(behavior), settings: settings)
     }
 }
