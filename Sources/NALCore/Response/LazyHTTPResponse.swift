@@ -95,6 +95,9 @@ package final class LazyHTTPResponse: Sendable {
     /// The HTTP version the response came in, without making Foundation's response.
     package var version: String { head?.version ?? "HTTP/1.1" }
 
+    /// The status line's reason phrase, `nil` when the head was not read from one.
+    package var reasonPhrase: String? { head?.reasonPhrase }
+
     /// The header fields in name order, as `Response.headers` gives them.
     package var headers: HTTPHeaders {
         if let existing = builtHeaders.load() { return existing.headers }

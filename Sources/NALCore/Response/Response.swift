@@ -67,6 +67,17 @@ public struct Response: Sendable {
     /// Whether `httpResponse` has been made: for tests of the transports that make it on first read.
     package var isHTTPResponseMade: Bool { head.isMade }
 
+    /// The status line's HTTP version as the server sent it (`HTTP/1.1`, `HTTP/2`), when the transport read the status
+    /// line itself (`CurlTransport`); `nil` from `URLSessionTransport`, whose `HTTPURLResponse` does not expose it, and
+    /// from stubs and caches.
+    public var httpVersion: String? { head.reasonPhrase == nil ? nil : head.version }
+
+    /// The status line's reason phrase as the server sent it (`OK`, `Not Found`; empty when there is none, as over
+    /// HTTP/2), when the transport read the status line itself (`CurlTransport`); `nil` otherwise, as `httpVersion`.
+    /// Control characters are dropped and it is at most 256 bytes. For a name of the status that does not depend on
+    /// the server, use `HTTPURLResponse.localizedString(forStatusCode:)`.
+    public var reasonPhrase: String? { head.reasonPhrase }
+
     /// The URL that answered (after any redirect), without making `httpResponse`.
     package var responseURL: URL? { head.url }
 
@@ -88,7 +99,9 @@ public struct Response: Sendable {
     package func replacingFields(with fields: [(name: String, value: String)]) -> Response? {
         guard let url = head.url ?? request.url,
             let newHead = LazyHTTPResponse(
-                ResponseHead(url: url, statusCode: statusCode, version: head.version, fields: fields))
+                ResponseHead(
+                    url: url, statusCode: statusCode, version: head.version, fields: fields,
+                    reasonPhrase: head.reasonPhrase))
         else { return nil }
         return Response(
             request: request, head: newHead, data: data, timing: timing, fileURL: fileURL, streamedBody: streamedBody)

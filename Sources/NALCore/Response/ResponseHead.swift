@@ -10,12 +10,19 @@ package struct ResponseHead: Sendable {
     /// The status line's version, such as `HTTP/1.1`.
     package let version: String
     package let fields: [(name: String, value: String)]
+    /// The status line's reason phrase as the server sent it (empty when it sent none, as HTTP/2 never does), or
+    /// `nil` when this head was not read from a status line (a cache's, a stub's): then `version` is a guess too.
+    package let reasonPhrase: String?
 
-    package init(url: URL, statusCode: Int, version: String, fields: [(name: String, value: String)]) {
+    package init(
+        url: URL, statusCode: Int, version: String, fields: [(name: String, value: String)],
+        reasonPhrase: String? = nil
+    ) {
         self.url = url
         self.statusCode = statusCode
         self.version = version
         self.fields = fields
+        self.reasonPhrase = reasonPhrase
     }
 
     /// Fields that hold a single value, not a list (RFC 9110): sent more than once with the same value, they are

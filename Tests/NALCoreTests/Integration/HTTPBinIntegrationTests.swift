@@ -37,6 +37,18 @@ struct HTTPBinIntegrationTests {
         #expect(echo.data.isEmpty)
     }
 
+    @Test("the status line's version and reason phrase: as gunicorn sent them over CurlTransport, nil over URLSession")
+    func statusLine() async throws {
+        let response = try await client.request(HTTPBin.endpoint("get"))
+        if client.transport is URLSessionTransport {
+            #expect(response.httpVersion == nil)
+            #expect(response.reasonPhrase == nil)
+        } else {
+            #expect(response.httpVersion == "HTTP/1.1")
+            #expect(response.reasonPhrase == "OK")
+        }
+    }
+
     /// FoundationNetworking refuses a GET with a body (URLError -1103), so bodies go with the other methods.
     @Test(
         "every method with a body through /anything: method, headers, query and form echoed exactly",

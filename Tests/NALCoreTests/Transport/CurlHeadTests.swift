@@ -1,5 +1,6 @@
 #if os(Linux)
     import Foundation
+    import FoundationNetworking
     @testable import NALCore
     import Testing
 
@@ -33,6 +34,35 @@
             #expect(head.isComplete)
             #expect(head.statusCode == 201)
             #expect(Self.fields(head) == ["Location": "/x"])
+        }
+
+        @Test(
+            "the reason phrase is kept as sent: the final head's, empty when none, control characters dropped, capped")
+        func reasonPhrase() throws {
+            let final = Self.head(["HTTP/1.1 100 Continue\r\n", "\r\n", "HTTP/1.1 201 Created Now\r\n", "\r\n"])
+            #expect(final.reasonPhrase == "Created Now")
+            #expect(final.version == "HTTP/1.1")
+            let http2 = Self.head(["HTTP/2 200\r\n", "\r\n"])
+            #expect(http2.reasonPhrase == "")
+            #expect(http2.version == "HTTP/2")
+            let hostile = Self.head(["HTTP/1.1 200 \u{1B}[2JO\u{7}K\u{202E}\r\n", "\r\n"])
+            #expect(hostile.reasonPhrase == "[2JOK")
+            let long = Self.head(["HTTP/1.1 200 " + String(repeating: "x", count: 10_000) + "\r\n", "\r\n"])
+            #expect(long.reasonPhrase.utf8.count == CurlHead.longestReasonPhrase)
+            let response = Response(
+                request: URLRequest(url: URL(string: "https://a.example/") ?? Self.url),
+                head: try #require(
+                    LazyHTTPResponse(final.responseHead(for: URL(string: "https://a.example/") ?? Self.url))),
+                data: Data(), timing: ResponseTiming(start: Date(), duration: .zero))
+            #expect(response.reasonPhrase == "Created Now")
+            #expect(response.httpVersion == "HTTP/1.1")
+        }
+
+        @Test("a reason phrase that is not UTF-8 is read as ISO-8859-1, every byte kept")
+        func reasonPhraseLatin1() {
+            var head = CurlHead()
+            [UInt8]("HTTP/1.1 200 Gr".utf8 + [0xFC] + "n\r\n".utf8).withUnsafeBytes { head.take($0) }
+            #expect(head.reasonPhrase == "Gr\u{FC}n")
         }
 
         @Test("a repeated field's values are joined with a comma, as URLSession joins them")

@@ -9,6 +9,8 @@
 
         package private(set) var statusCode = 0
         package private(set) var version = "HTTP/1.1"
+        /// The status line's reason phrase, printable characters only and at most `longestReasonPhrase` bytes.
+        package private(set) var reasonPhrase = ""
         /// Fields in arrival order, a repeated name's values kept apart.
         package private(set) var fields: [(name: String, value: String)] = []
         /// The final head has ended: the body follows.
@@ -58,6 +60,7 @@
             let parts = line.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: true)
             version = parts.first.map { String(decoding: $0, as: UTF8.self) } ?? "HTTP/1.1"
             statusCode = 0
+            reasonPhrase = parts.count == 3 ? Self.printable(parts[2]) : ""
             guard parts.count >= 2, parts[1].count == 3, parts[1].allSatisfy({ (0x30...0x39).contains($0) }) else {
                 return
             }
@@ -66,7 +69,24 @@
 
         /// The head as a response of `url`, its fields as they came.
         package func responseHead(for url: URL) -> ResponseHead {
-            ResponseHead(url: url, statusCode: statusCode, version: version, fields: fields)
+            ResponseHead(url: url, statusCode: statusCode, version: version, fields: fields, reasonPhrase: reasonPhrase)
+        }
+
+        /// The most bytes of a reason phrase kept: a server can send any number, and nobody reads more.
+        package static let longestReasonPhrase = 256
+
+        /// `bytes` as text for a terminal or a log: UTF-8 (ISO-8859-1 when it is not), control and format characters
+        /// dropped (an escape sequence or a bidi override must not reach a terminal), trimmed, at most
+        /// `longestReasonPhrase` bytes read.
+        private static func printable(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+            let kept = trimmed(bytes.prefix(longestReasonPhrase))
+            let text =
+                String(validating: kept, as: UTF8.self)
+                ?? String(String.UnicodeScalarView(kept.map { Unicode.Scalar($0) }))
+            let shown = text.unicodeScalars.filter {
+                $0.properties.generalCategory != .control && $0.properties.generalCategory != .format
+            }
+            return String(String.UnicodeScalarView(shown))
         }
 
         private static func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
