@@ -5,7 +5,7 @@ Standard library only. It speaks HTTP/1.1 with keep-alive, keeps a journal of ev
 these paths (query parameters in brackets):
 
   /echo                     the request as JSON: method, path, query, headers (in order), body (text and base64)
-  /status/<code>            that status; [header=Name:Value, repeatable] [body=text]
+  /status/<code>            that status; [header=Name:Value, repeatable] [body=text] [reason=status line phrase]
   /redirect                 [status=302] [location=URL]: a redirect
   /lengths                  value=V [value=W ...]: a 200 with one Content-Length field per value, exactly as given,
                             then the body "abcd" and a close (values that disagree or are not numbers)
@@ -236,9 +236,9 @@ def head(status, headers, reason=None):
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
 
-def respond(sock, status, body=b"", headers=(), content_type="text/plain"):
+def respond(sock, status, body=b"", headers=(), content_type="text/plain", reason=None):
     all_headers = [("Content-Type", content_type), ("Content-Length", str(len(body)))] + list(headers)
-    sock.sendall(head(status, all_headers) + body)
+    sock.sendall(head(status, all_headers, reason) + body)
 
 
 def bomb(total):
@@ -629,7 +629,8 @@ def handle(sock, request, connection=None):
         respond(sock, 200, body, content_type="application/json")
     elif path.startswith("/status/"):
         extra = [tuple(item.split(":", 1)) for item in request.query.get("header", [])]
-        respond(sock, int(path[len("/status/"):]), request.arg("body", "").encode(), headers=extra)
+        respond(sock, int(path[len("/status/"):]), request.arg("body", "").encode(), headers=extra,
+                reason=request.arg("reason"))
     elif path == "/lengths":
         fields = [("Content-Length", value) for value in request.query.get("value", [])]
         sock.sendall(head(200, [("Content-Type", "text/plain"), ("Connection", "close")] + fields) + b"abcd")

@@ -55,7 +55,16 @@ package enum CLI {
             guard let command = commands.first(where: { $0.name == name }) else {
                 return usageError("unknown subcommand '\(name)'", usage: usage, helpCommand: "nal-cli --help", terminal)
             }
-            terminal.out(command.help)
+            guard let subname = arguments.dropFirst(2).first else {
+                terminal.out(command.help)
+                return ExitCode.success
+            }
+            guard let subcommand = command.subcommands.first(where: { $0.name == subname }) else {
+                return usageError(
+                    "unknown subcommand '\(subname)' of \(name)", usage: command.usage,
+                    helpCommand: "nal-cli \(name) --help", terminal)
+            }
+            terminal.out(subcommand.help)
             return ExitCode.success
         default:
             break
@@ -65,17 +74,48 @@ package enum CLI {
                 first.hasPrefix("-") ? "unknown option '\(first)'" : "unknown subcommand '\(first)'", usage: usage,
                 helpCommand: "nal-cli --help", terminal)
         }
+        if !command.subcommands.isEmpty {
+            return await runGroup(command, Array(arguments.dropFirst()), terminal: terminal)
+        }
+        return await run(command, Array(arguments.dropFirst()), path: command.name, terminal: terminal)
+    }
+
+    /// Parses `arguments` for `command` and runs it, or prints its help; `path` names it (`stubs lint`).
+    static func run(
+        _ command: any Command.Type, _ arguments: [String], path: String, terminal: Terminal
+    ) async -> Int32 {
         do throws(UsageError) {
-            let parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), options: command.options)
+            let parsed = try ParsedArguments.parse(arguments, options: command.options)
             if parsed.has("help") {
                 terminal.out(command.help)
                 return ExitCode.success
             }
             return try await command.run(parsed, terminal: terminal)
         } catch {
-            return usageError(
-                error.message, usage: command.usage, helpCommand: "nal-cli \(command.name) --help", terminal)
+            return usageError(error.message, usage: command.usage, helpCommand: "nal-cli \(path) --help", terminal)
         }
+    }
+
+    /// Runs the subcommand of `group` that `arguments` names first; the group's help when it names none but asks
+    /// for help.
+    static func runGroup(_ group: any Command.Type, _ arguments: [String], terminal: Terminal) async -> Int32 {
+        let names = group.subcommands.map { $0.name }
+        let list = names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
+        guard let first = arguments.first, !first.hasPrefix("-") else {
+            if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) {
+                terminal.out(group.help)
+                return ExitCode.success
+            }
+            let message = arguments.first.map { "unknown option '\($0)'" } ?? "missing subcommand: \(list)"
+            return usageError(message, usage: group.usage, helpCommand: "nal-cli \(group.name) --help", terminal)
+        }
+        guard let subcommand = group.subcommands.first(where: { $0.name == first }) else {
+            return usageError(
+                "unknown subcommand '\(first)'; use \(list)", usage: group.usage,
+                helpCommand: "nal-cli \(group.name) --help", terminal)
+        }
+        return await run(
+            subcommand, Array(arguments.dropFirst()), path: "\(group.name) \(subcommand.name)", terminal: terminal)
     }
 
     /// `Error: …`, the usage line and where to find help, on standard error; exit 64.

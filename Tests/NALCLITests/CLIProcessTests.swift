@@ -121,10 +121,14 @@ struct CLIProcessTests {
 
     @Test(
         "help <command>, <command> --help and <command> -h print the same golden help",
-        arguments: ["demo", "request", "encode", "stubs"])
-    func commandHelp(command: String) async throws {
-        let golden = try Self.golden(command)
-        for arguments in [["help", command], [command, "--help"], [command, "-h"], [command, "--bogus", "--help"]] {
+        arguments: [
+            ["demo"], ["request"], ["encode"], ["stubs"], ["stubs", "lint"], ["stubs", "match"],
+            ["stubs", "import-har"],
+            ["stubs", "serve"],
+        ])
+    func commandHelp(command: [String]) async throws {
+        let golden = try Self.golden(command.joined(separator: "-"))
+        for arguments in [["help"] + command, command + ["--help"], command + ["-h"], command + ["--bogus", "--help"]] {
             let result = try await Self.run(executable: "nal-cli", arguments)
             #expect(result.status == 0 && result.standardError.isEmpty, "\(arguments)")
             #expect(result.standardOutput == golden, "\(arguments)")
@@ -162,8 +166,29 @@ struct CLIProcessTests {
             ),
             (["demo", "--bogus"], "unknown option '--bogus'", "nal-cli demo [--live <url>]", "nal-cli demo --help"),
             (
-                ["stubs", "dance"], "unknown action 'dance'; use lint, match, import-har or serve",
-                "nal-cli stubs lint <dir> | match <dir> <method> <url> | import-har <file.har> <dir> | serve <path>...",
+                ["stubs", "dance"], "unknown subcommand 'dance'; use lint, match, import-har or serve",
+                "nal-cli stubs <subcommand>", "nal-cli stubs --help"
+            ),
+            (
+                ["stubs"], "missing subcommand: lint, match, import-har or serve", "nal-cli stubs <subcommand>",
+                "nal-cli stubs --help"
+            ),
+            (
+                ["stubs", "lint"], "lint takes one directory",
+                "nal-cli stubs lint <dir> [--placeholder <key=value>]...",
+                "nal-cli stubs lint --help"
+            ),
+            (
+                ["stubs", "import-har", "a.har"], "import-har takes a HAR file and a directory",
+                "nal-cli stubs import-har <file.har> <dir>", "nal-cli stubs import-har --help"
+            ),
+            (
+                ["stubs", "serve", "--host"], "missing value for '--host <address>'",
+                "nal-cli stubs serve <path>... [<options>]",
+                "nal-cli stubs serve --help"
+            ),
+            (
+                ["help", "stubs", "dance"], "unknown subcommand 'dance' of stubs", "nal-cli stubs <subcommand>",
                 "nal-cli stubs --help"
             ),
         ])

@@ -35,13 +35,13 @@ extension RequestCommand {
         let query = try KeyValueArgument.parameters(arguments.all("query"), option: "--query")
         return Target(
             baseURL: url, method: method,
-            requestType: try requestType(arguments, query: query, standardInput: standardInput),
+            requestType: try requestType(arguments, url: url, query: query, standardInput: standardInput),
             headers: headers.isEmpty ? nil : headers, timeout: try seconds(arguments, "timeout"),
             totalTimeout: try seconds(arguments, "max-time"))
     }
 
     static func requestType(
-        _ arguments: ParsedArguments, query: Parameters, standardInput: URL?
+        _ arguments: ParsedArguments, url: URL, query: Parameters, standardInput: URL?
     ) throws(UsageError) -> RequestType {
         let bodies = ["json", "json-body", "form", "data", "multipart"].filter {
             !arguments.all($0).isEmpty
@@ -49,12 +49,11 @@ extension RequestCommand {
         guard bodies.count <= 1 else {
             throw UsageError(message: "--\(bodies[0]) and --\(bodies[1]) cannot be combined: a request has one body")
         }
-        if let output = arguments.value("output"), !writesToStandardOutput(output) {
+        if let file = try downloadFile(arguments, url: url) {
             guard bodies.isEmpty else {
                 throw UsageError(message: "--output downloads; it cannot be combined with a body")
             }
-            return .downloadParameters(
-                query, encoding: URLEncoding.queryString, destination: .file(URL(fileURLWithPath: output)))
+            return .downloadParameters(query, encoding: URLEncoding.queryString, destination: .file(file))
         }
         let json = try KeyValueArgument.parameters(arguments.all("json"), option: "--json")
         let form = try KeyValueArgument.parameters(arguments.all("form"), option: "--form")
@@ -125,7 +124,8 @@ extension RequestCommand {
             var configuration = LogConfiguration(defaultLevel: .notice)
             configuration.subsystemLevels["dev.nal"] = .info
             let fromEnvironment = ProcessInfo.processInfo.environment["NAL_LOG"] != nil
-            LoggingSystem.bootstrap(sinks: [StandardErrorSink()], configuration: fromEnvironment ? nil : configuration)
+            LoggingSystem.bootstrap(
+                sinks: [VerboseLogSink(terminal: terminal)], configuration: fromEnvironment ? nil : configuration)
             middleware.append(LoggingMiddleware(options: [.headers, .timing]))
         }
         if let retries = arguments.value("retry") {
@@ -134,9 +134,16 @@ extension RequestCommand {
             }
             middleware.append(RetryMiddleware(maxAttempts: count + 1, baseDelay: .milliseconds(200)))
         }
-        var transport: any Transport = DefaultTransport.make()
+        // Outermost, so that the log and a recording show it.
+        middleware.insert(
+            DefaultHeadersMiddleware(userAgent: userAgent, acceptLanguage: nil, acceptEncoding: nil), at: 0)
+        var transport = try chosenTransport(arguments)
         var stubs: StubServer?
         if let directory = arguments.value("stubs") {
+            guard arguments.value("transport") == nil else {
+                throw UsageError(
+                    message: "--stubs answers through its own URLSession; it cannot be used with --transport")
+            }
             let server = StubServer()
             stubs = server
             try FixtureTools.load(
@@ -148,6 +155,27 @@ extension RequestCommand {
                 cassette: URL(fileURLWithPath: cassette), mode: .recordNew, wrapping: transport)
         }
         return (Client(middleware: middleware, transport: transport), stubs)
+    }
+
+    /// `nal-cli/0.4.0`, as curl sends `curl/8.5.0`; a `-H 'User-Agent: …'` replaces it.
+    static let userAgent = "nal-cli/\(NALVersion.current)"
+
+    /// The transport `--transport` names: `curl`, `urlsession`, or the platform's default when absent.
+    static func chosenTransport(_ arguments: ParsedArguments) throws -> any Transport {
+        switch arguments.value("transport") {
+        case nil:
+            return DefaultTransport.make()
+        case "urlsession":
+            return URLSessionTransport()
+        case "curl":
+            #if os(Linux)
+                return try CurlTransport()
+            #else
+                throw UsageError(message: "--transport curl needs Linux, where NAL drives libcurl; use urlsession")
+            #endif
+        case let other?:
+            throw UsageError(message: "--transport takes curl or urlsession, not '\(other)'")
+        }
     }
 
     /// The most retries `--retry` takes.

@@ -53,10 +53,16 @@ extension RequestCommand {
     /// The status line and headers, with `--include`.
     static func showHead(_ response: Response, arguments: ParsedArguments, terminal: Terminal) {
         guard arguments.has("include") else { return }
-        let reason = HTTPURLResponse.localizedString(forStatusCode: response.statusCode).capitalized
-        terminal.out(terminal.bold("HTTP/1.1 \(response.statusCode) \(reason)"))
+        terminal.out(terminal.bold(statusLine(of: response)))
         for header in response.headers { terminal.out("\(terminal.bold(header.name)): \(header.value)") }
         terminal.out("")
+    }
+
+    /// `HTTP/1.1 200 OK` as the server sent it: its version and reason phrase when the transport read them
+    /// (CurlTransport), else `HTTP 200`, with no phrase made up.
+    static func statusLine(of response: Response) -> String {
+        let reason = response.reasonPhrase.map { $0.isEmpty ? "" : " " + $0 } ?? ""
+        return "\(response.httpVersion ?? "HTTP") \(response.statusCode)\(reason)"
     }
 
     static func show(_ response: Response, arguments: ParsedArguments, terminal: Terminal) {
@@ -80,6 +86,20 @@ extension RequestCommand {
         }
     }
 
+    /// A timeout in the CLI's words: the option that sets the limit, not the library's field.
+    static func timeoutMessage(_ failure: TimeoutFailure) -> String {
+        let seconds = DisplayText.seconds(failure.seconds)
+        let url = DisplayText.url(failure.url)
+        return switch failure.limit {
+        case .idle:
+            "The request to \(url) timed out: nothing was sent or received for \(seconds). Raise --timeout, or check "
+                + "the server."
+        case .total:
+            "The request to \(url) timed out: it did not complete within \(seconds). Raise --max-time, or check the "
+                + "server."
+        }
+    }
+
     /// Shows what went wrong and returns curl's exit code for it.
     static func report(_ error: NALError, arguments: ParsedArguments, terminal: Terminal) -> Int32 {
         switch error {
@@ -87,9 +107,14 @@ extension RequestCommand {
             show(response, arguments: arguments, terminal: terminal)
             terminal.err("Error: \(error)")
             return ExitCode.httpError
-        case .timedOut:
-            terminal.err("Error: \(error)")
+        case .timedOut(let failure):
+            terminal.err("Error: \(timeoutMessage(failure))")
             return ExitCode.timeout
+        case .responseTooLarge(let limit, let url):
+            terminal.err(
+                "Error: The response from \(DisplayText.url(url)) is larger than \(limit) bytes, the most kept in "
+                    + "memory; save it to a file with -o or -O, or print it as it arrives with --stream.")
+            return ExitCode.failure
         case .invalidRequest:
             terminal.err("Error: \(error)\nUsage: \(usage)\n  See 'nal-cli request --help' for more information.")
             return ExitCode.usage

@@ -40,8 +40,15 @@ package enum RequestCommand: Command {
         .value("max-time", "seconds", "The total timeout for the whole call."),
         .value(
             "output", short: "o", "file",
-            "Download the body to a file, with a progress bar on a\nterminal; '-' (or /dev/stdout) writes it to\nstandard output as it is."
+            "Download the body to a file, with a progress bar on a\nterminal; '-' (or /dev/stdout) writes it to\nstandard output as it is; a directory (dir/) saves\nunder the URL's file name."
         ),
+        .flag(
+            "remote-name", short: "O",
+            "Download to a file named as the URL's last path\nsegment, in the current directory or --output-dir."),
+        .value("output-dir", "dir", "The directory -o and -O save in."),
+        .value(
+            "transport", "curl|urlsession",
+            "What sends the request: curl (libcurl, the default on\nLinux) or urlsession (FoundationNetworking)."),
         .flag("stream", short: "N", "Print the body as it arrives, chunk by chunk (as curl -N)."),
         .flag(
             "sse",
@@ -101,7 +108,7 @@ package enum RequestCommand: Command {
             return ExitCode.failure
         }
         if arguments.has("stream") || arguments.has("sse") {
-            guard arguments.value("output") == nil else {
+            guard arguments.value("output") == nil, !arguments.has("remote-name") else {
                 throw UsageError(
                     message: "--stream and --sse print to standard output; they cannot be used with --output")
             }
@@ -115,7 +122,7 @@ package enum RequestCommand: Command {
         }
         do throws(NALError) {
             let response: Response
-            if let output = arguments.value("output"), !writesToStandardOutput(output), terminal.errorIsTTY {
+            if case .downloadParameters = target.requestType, terminal.errorIsTTY {
                 response = try await downloadWithProgress(client, target, terminal)
             } else {
                 response = try await client.request(target)

@@ -13,6 +13,8 @@ protocol Command {
     /// Positional arguments and what they are.
     static var arguments: [(name: String, help: String)] { get }
     static var options: [OptionSpec] { get }
+    /// The commands under this one (`stubs lint`); a command with some only groups them, and never runs itself.
+    static var subcommands: [any Command.Type] { get }
     /// Runs with parsed arguments and returns the exit code; throws `UsageError` for a bad command line.
     static func run(_ arguments: ParsedArguments, terminal: Terminal) async throws(UsageError) -> Int32
 }
@@ -20,11 +22,12 @@ protocol Command {
 extension Command {
     static var discussion: String { "" }
     static var arguments: [(name: String, help: String)] { [] }
+    static var subcommands: [any Command.Type] { [] }
 
     /// The help text, laid out as swift-argument-parser lays it out.
     static var help: String {
         var sections = ["OVERVIEW: \(abstract)"]
-        if !discussion.isEmpty { sections.append(discussion) }
+        if !discussion.isEmpty { sections.append(HelpText.wrapped(discussion)) }
         sections.append("USAGE: \(usage)")
         if !arguments.isEmpty {
             sections.append("ARGUMENTS:\n" + arguments.map { HelpText.row($0.name, $0.help) }.joined(separator: "\n"))
@@ -32,12 +35,36 @@ extension Command {
         let rows =
             options.map { HelpText.row($0.synopsis, $0.help) } + [HelpText.row("-h, --help", "Show help information.")]
         sections.append("OPTIONS:\n" + rows.joined(separator: "\n"))
+        if !subcommands.isEmpty {
+            sections.append(
+                "SUBCOMMANDS:\n" + subcommands.map { HelpText.row($0.name, $0.abstract) }.joined(separator: "\n")
+                    + "\n\n  See 'nal-cli help \(name) <subcommand>' for detailed help.")
+        }
         return sections.joined(separator: "\n\n")
     }
 }
 
 enum HelpText {
     static let column = 30
+    /// The width discussions are wrapped to, as swift-argument-parser wraps them.
+    static let width = 80
+
+    /// `text` with each of its lines wrapped at spaces to at most `width` columns; a word longer than that stays whole.
+    static func wrapped(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            var lines: [String] = []
+            var current = ""
+            for word in line.split(separator: " ") {
+                if !current.isEmpty, current.count + 1 + word.count > width {
+                    lines.append(current)
+                    current = ""
+                }
+                current += (current.isEmpty ? "" : " ") + word
+            }
+            lines.append(current)
+            return lines.joined(separator: "\n")
+        }.joined(separator: "\n")
+    }
 
     /// `  name                      help`, the help wrapped under its column.
     static func row(_ name: String, _ help: String) -> String {
