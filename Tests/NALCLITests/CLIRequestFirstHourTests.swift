@@ -145,6 +145,6 @@ struct CLIRequestFirstHourTests {
         #expect(!result.standardError.contains("s3cret"))
         #expect(!result.standardError.contains("\u{1B}"))
         #expect(
-            lines.contains { $0.hasSuffix(" info request → GET \(Self.fault)/status/200?header=X-Odd:a%1B%5B31mb") })
+            lines.contains { $0.hasSuffix(" notice request → GET \(Self.fault)/status/200?header=X-Odd:a%1B%5B31mb") })
     }
 }

@@ -84,4 +84,22 @@ struct READMEMiddlewareExamples {
         _ = try await client.request(.zen)
         #expect(transport.requests.last?.value(forHTTPHeaderField: "Authorization") == nil)
     }
+
+    @Test("a formatter lays entries out as Moya's NetworkLoggerPlugin did")
+    func formatter() async throws {
+        try await LogCapture.capture("dev.nal=notice,*=off") { sink in
+            // Docs: begin logging-formatter
+            let logging = LoggingMiddleware(options: [.headers]) { entry in
+                let status = entry.statusCode.map { " \($0)" } ?? ""
+                return "Moya_Logger: [\(Date())] \(entry.kind):\(status) \(entry.method) \(entry.url)"
+            }
+            // Docs: end logging-formatter
+            let client = Client<GitHub>(middleware: [logging], transport: ScriptedTransport([200]))
+            _ = try await client.request(.zen)
+            let lines = sink.messages(subsystem: "dev.nal", category: "response")
+            #expect(lines.count == 1)
+            #expect(lines.first?.hasPrefix("Moya_Logger: [") == true)
+            #expect(lines.first?.hasSuffix("] response: 200 GET https://api.github.com/zen") == true)
+        }
+    }
 }

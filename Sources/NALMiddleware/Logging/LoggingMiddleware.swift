@@ -8,7 +8,8 @@ public import NALLogging
     public import Foundation
 #endif
 
-/// Logs every request and response through NALLogging: subsystem `dev.nal`, categories `request` and `response`.
+/// Logs every request and response through NALLogging: subsystem `dev.nal`, categories `request` and `response`,
+/// at `notice` by default, so they show without configuring anything.
 ///
 /// Secrets are redacted by the rules of `SensitiveData.current`, as in `curlCommand()`: URL passwords, sensitive
 /// headers, query values, form fields and JSON fields. When `level` is disabled for both categories, a request
@@ -36,12 +37,27 @@ public struct LoggingMiddleware: Middleware {
     public var maximumBodyBytes: Int
     /// The level entries are written at.
     public var level: LogLevel
+    /// Turns each entry into its text; `defaultFormatter` unless you give your own.
+    public var formatter: Formatter
 
-    /// Creates the middleware; by default headers and timing, at `info`.
-    public init(options: Options = [.headers, .timing], maximumBodyBytes: Int = 1024, level: LogLevel = .info) {
+    /// Creates the middleware; by default headers and timing, at `notice`, which NALLogging shows without any
+    /// configuration (its default threshold is `notice`).
+    ///
+    /// - Parameters:
+    ///   - options: what each entry shows besides the method, URL and status.
+    ///   - maximumBodyBytes: the most body bytes shown, with `.bodies`.
+    ///   - level: the level entries are written at. Below `notice` they show only once NALLogging is configured to
+    ///     show them (`NAL_LOG=info`, or `LoggingSystem.bootstrap(configuration:)`).
+    ///   - formatter: turns each entry into its text (Moya's `NetworkLoggerPlugin` formatter); secrets are redacted
+    ///     before it sees them.
+    public init(
+        options: Options = [.headers, .timing], maximumBodyBytes: Int = 1024, level: LogLevel = .notice,
+        formatter: @escaping Formatter = LoggingMiddleware.defaultFormatter
+    ) {
         self.options = options
         self.maximumBodyBytes = maximumBodyBytes
         self.level = level
+        self.formatter = formatter
     }
 
     /// Logs the request, runs it, and logs the response or the error.
@@ -53,99 +69,107 @@ public struct LoggingMiddleware: Middleware {
         let logsResponse = MiddlewareLog.response.isEnabled(level)
         guard logsRequest || logsResponse else { return try await next(request, context) }
         let sensitive = SensitiveData.current
-        if logsRequest { MiddlewareLog.request.log(level: level, describe(request, context: context, sensitive)) }
+        if logsRequest { log(MiddlewareLog.request, entry(for: request, context: context, sensitive)) }
         let start = ContinuousClock.now
         do {
             let response = try await next(request, context)
             if logsResponse {
-                MiddlewareLog.response.log(
-                    level: level, describe(response, took: ContinuousClock.now - start, sensitive))
-                if let body = response.streamedBody { logEnd(of: body, for: request, sensitive) }
+                log(
+                    MiddlewareLog.response,
+                    entry(for: response, context: context, took: ContinuousClock.now - start, sensitive))
+                if let body = response.streamedBody { logEnd(of: body, for: request, context: context, sensitive) }
             }
             return response
         } catch {
             if logsResponse {
-                MiddlewareLog.response.log(
-                    level: level,
-                    "\(request.httpMethod ?? "GET", privacy: .public) \(Self.url(request.url, sensitive), privacy: .public) failed: \(error, privacy: .public)"
-                )
+                var failure = Self.entry(.failure, for: request, context: context, sensitive)
+                failure.error = "\(error)"
+                log(MiddlewareLog.response, failure)
             }
             throw error
         }
     }
 
+    private func log(_ logger: Logger, _ entry: Entry) {
+        logger.log(level: level, "\(formatter(entry), privacy: .public)")
+    }
+
     /// A streamed body is logged twice: its head when it arrives, and its size and duration when it ends.
-    private func logEnd(of body: StreamedBody, for request: URLRequest, _ sensitive: SensitiveData) {
-        let level = level
-        let described = "\(request.httpMethod ?? "GET") \(Self.url(request.url, sensitive))"
-        body.whenEnded { ending in
-            let outcome =
-                ending.error.map { "failed after \(ending.byteCount) bytes: \($0)" } ?? "\(ending.byteCount) bytes"
-            let milliseconds =
-                Double(ending.duration.components.seconds) * 1000
-                + Double(ending.duration.components.attoseconds) / 1e15
-            MiddlewareLog.response.log(
-                level: level,
-                "\(described, privacy: .public) stream ended: \(outcome, privacy: .public) in \(String(format: "%.1f", milliseconds), privacy: .public) ms"
-            )
+    private func logEnd(
+        of body: StreamedBody, for request: URLRequest, context: TransportContext, _ sensitive: SensitiveData
+    ) {
+        let ended = Self.entry(.streamEnded, for: request, context: context, sensitive)
+        body.whenEnded { [self] ending in
+            var entry = ended
+            entry.byteCount = ending.byteCount
+            entry.duration = ending.duration
+            entry.error = ending.error.map { "\($0)" }
+            log(MiddlewareLog.response, entry)
         }
     }
 
-    private func describe(_ request: URLRequest, context: TransportContext, _ sensitive: SensitiveData) -> LogMessage {
-        var text = "→ \(request.httpMethod ?? "GET") \(Self.url(request.url, sensitive))"
-        if context.attempt > 1 { text += " (attempt \(context.attempt))" }
-        if options.contains(.headers) { text += Self.headers(request.allHTTPHeaderFields ?? [:], sensitive) }
+    /// An entry with what every kind has: the target, method, redacted URL and attempt.
+    private static func entry(
+        _ kind: Entry.Kind, for request: URLRequest, context: TransportContext, _ sensitive: SensitiveData
+    ) -> Entry {
+        Entry(
+            kind: kind, endpoint: context.endpoint, method: request.httpMethod ?? "GET",
+            url: url(request.url, sensitive), attempt: context.attempt)
+    }
+
+    private func entry(for request: URLRequest, context: TransportContext, _ sensitive: SensitiveData) -> Entry {
+        var entry = Self.entry(.request, for: request, context: context, sensitive)
+        if options.contains(.headers) { entry.headers = Self.headers(request.allHTTPHeaderFields ?? [:], sensitive) }
         if options.contains(.bodies), let data = request.httpBody {
-            text += "\n" + body(data, type: request.value(forHTTPHeaderField: "Content-Type"), sensitive)
+            entry.body = body(data, type: request.value(forHTTPHeaderField: "Content-Type"), sensitive)
         }
         if options.contains(.curl) {
             var upload: UploadSource?
             if case .upload(let source) = context.kind { upload = source }
-            text += "\n" + request.curlCommand(upload: upload)
+            entry.curlCommand = request.curlCommand(upload: upload)
         }
-        return "\(text, privacy: .public)"
+        return entry
     }
 
-    private func describe(_ response: Response, took duration: Duration, _ sensitive: SensitiveData) -> LogMessage {
-        var text = "← \(response.statusCode) \(response.request.httpMethod ?? "GET") "
-        text += "\(Self.url(response.request.url, sensitive)), \(response.data.count) bytes"
-        if options.contains(.timing) {
-            text +=
-                " in \(String(format: "%.1f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000)) ms"
-        }
-        if options.contains(.headers) {
-            text += Self.headers(
-                response.headers.dictionary, sensitive)
-        }
+    private func entry(
+        for response: Response, context: TransportContext, took duration: Duration, _ sensitive: SensitiveData
+    ) -> Entry {
+        var entry = Self.entry(.response, for: response.request, context: context, sensitive)
+        entry.statusCode = response.statusCode
+        entry.byteCount = Int64(response.data.count)
+        if options.contains(.timing) { entry.duration = duration }
+        if options.contains(.headers) { entry.headers = Self.headers(response.headers.dictionary, sensitive) }
         if options.contains(.bodies) {
-            text += "\n" + body(response.data, type: response.headers["Content-Type"], sensitive)
+            entry.body = body(response.data, type: response.headers["Content-Type"], sensitive)
         }
-        return "\(text, privacy: .public)"
+        return entry
     }
 
     private static func url(_ url: URL?, _ sensitive: SensitiveData) -> String {
         sensitive.redacting(url: url?.absoluteString ?? "")
     }
 
-    private static func headers(_ fields: [String: String], _ sensitive: SensitiveData) -> String {
+    private static func headers(
+        _ fields: [String: String], _ sensitive: SensitiveData
+    ) -> [(name: String, value: String)] {
         fields.sorted { $0.key.lowercased() < $1.key.lowercased() }
-            .map { "\n  \($0.key): \(sensitive.displayValue($0.value, forHeader: $0.key))" }.joined()
+            .map { (name: $0.key, value: sensitive.displayValue($0.value, forHeader: $0.key)) }
     }
 
     /// A body as text, redacted as `curlCommand()` redacts it (JSON and form fields, also when untyped), cut to
     /// `maximumBodyBytes`.
     private func body(_ data: Data, type: String?, _ sensitive: SensitiveData) -> String {
-        guard !data.isEmpty else { return "  (no body)" }
+        guard !data.isEmpty else { return "(no body)" }
         var text: String
         switch sensitive.redacting(body: data, contentType: type) {
         case .text(let redacted): text = redacted
-        case .unparsableJSON(let count): return "  (\(count) bytes of JSON that does not parse)"
-        case .binary(let count): return "  (\(count) bytes of binary data)"
+        case .unparsableJSON(let count): return "(\(count) bytes of JSON that does not parse)"
+        case .binary(let count): return "(\(count) bytes of binary data)"
         }
         let limit = max(0, maximumBodyBytes)
         if text.utf8.count > limit {
             text = String(decoding: text.utf8.prefix(limit), as: UTF8.self) + "… (\(data.count) bytes)"
         }
-        return "  " + text
+        return text
     }
 }
