@@ -28,8 +28,10 @@ extension LoggingMiddleware {
             return "\(entry.method) \(entry.url) failed: \(entry.error ?? "")"
         case .streamEnded:
             let outcome =
-                entry.error.map { "failed after \(entry.byteCount ?? 0) bytes: \($0)" } ?? "\(entry.byteCount ?? 0) bytes"
-            return "\(entry.method) \(entry.url) stream ended: \(outcome) in \(milliseconds(entry.duration ?? .zero)) ms"
+                entry.error.map { "failed after \(entry.byteCount ?? 0) bytes: \($0)" }
+                ?? "\(entry.byteCount ?? 0) bytes"
+            return
+                "\(entry.method) \(entry.url) stream ended: \(outcome) in \(milliseconds(entry.duration ?? .zero)) ms"
         }
         for field in entry.headers { text += "\n  \(field.name): \(field.value)" }
         if let body = entry.body { text += "\n  " + body }

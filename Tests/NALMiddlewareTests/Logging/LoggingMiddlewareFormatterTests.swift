@@ -23,7 +23,8 @@ struct LoggingMiddlewareFormatterTests {
             let transport = MemoryTransport(body: Data("{}".utf8))
             _ = try await Client<TestEndpoint>(middleware: [LoggingMiddleware()], transport: transport)
                 .request(Self.endpoint)
-            let shown = sink.entries(subsystem: "dev.nal", category: "request", containing: "/v1/login")
+            let shown =
+                sink.entries(subsystem: "dev.nal", category: "request", containing: "/v1/login")
                 + sink.entries(subsystem: "dev.nal", category: "response", containing: "/v1/login")
             #expect(shown.count == 2)
             #expect(shown.allSatisfy { $0.level == .notice })
