@@ -255,6 +255,25 @@ struct StubStreamingTests {
         }
     }
 
+    @Test("logging logs a stream cut short as failed, with the bytes that came")
+    func loggingLogsAFailedEnd() async throws {
+        let stubs = StubTransport<Chat>(.immediate)
+        stubs.stub(
+            .export,
+            with: .stream([Data("12345".utf8), Data("678".utf8)], interval: .milliseconds(20)).truncated(after: 5))
+        let client = Client<Chat>(middleware: [LoggingMiddleware()], transport: stubs)
+        try await LogCapture.capture("dev.nal=info,*=off") { sink in
+            var count = 0
+            do {
+                for try await chunk in try await client.stream(.export) { count += chunk.count }
+                Issue.record("a stream cut after 5 bytes ended well")
+            } catch {}
+            #expect(count == 5)
+            let ends = sink.entries.filter { $0.message.contains("/v1/export stream ended: failed after 5 bytes: ") }
+            #expect(ends.count == 1, "\(sink.entries.map(\.message))")
+        }
+    }
+
     @Test("a 401 head refreshes the token and the stream comes from the replay")
     func tokenRefreshOnHead() async throws {
         let token = Locked("old")

@@ -34,9 +34,15 @@ public struct Endpoint: RemoteService {
     public var totalTimeout: TimeInterval?
     /// See `RemoteService.cachePolicy`.
     public var cachePolicy: URLRequest.CachePolicy?
+    /// The service this endpoint was copied from (`Endpoint(GitHub.zen)` keeps `GitHub.zen`; a copy of a copy keeps
+    /// the first), or `nil` for one made from a URL. Middleware reads it through `RemoteService.originalTarget`, so
+    /// one `Client<Endpoint>` can call several service types (Moya's `MultiTarget`) and an access token middleware
+    /// still sees `GitHub`.
+    public let target: (any RemoteService)?
 
-    /// Copies every property of `service`.
+    /// Copies every property of `service`, and keeps `service` as `target`.
     public init(_ service: some RemoteService) {
+        target = (service as? Endpoint).map { $0.target ?? $0 } ?? service
         baseURL = service.baseURL
         path = service.path
         method = service.method
@@ -47,6 +53,26 @@ public struct Endpoint: RemoteService {
         timeout = service.timeout
         totalTimeout = service.totalTimeout
         cachePolicy = service.cachePolicy
+    }
+
+    /// An endpoint for one URL, for a call made without declaring a service type (Alamofire's `AF.request(url)`):
+    /// `baseURL` is `url`, whose query is kept (parameters are added after it), and `path` is empty.
+    public init(
+        url: URL, method: HTTPMethod = .get, requestType: RequestType = .plain, headers: [String: String]? = nil,
+        validation: RequestValidation = .successCodes, timeout: TimeInterval? = nil,
+        totalTimeout: TimeInterval? = nil
+    ) {
+        baseURL = url
+        path = ""
+        self.method = method
+        self.requestType = requestType
+        self.headers = headers
+        self.validation = validation
+        testData = Data()
+        self.timeout = timeout
+        self.totalTimeout = totalTimeout
+        cachePolicy = nil
+        target = nil
     }
 
     /// This endpoint with `headers` added. A new header replaces an existing one whose name matches in any letter
@@ -70,5 +96,13 @@ public struct Endpoint: RemoteService {
         var copy = self
         copy.requestType = newRequestType
         return copy
+    }
+}
+
+extension RemoteService {
+    /// The service a call is for: an `Endpoint`'s `target` when it has one, else this service itself (Moya's
+    /// `rawTarget`). Middleware that decides by the caller's type (`as? AccessTokenAuthorizable`) asks this.
+    public var originalTarget: any RemoteService {
+        (self as? Endpoint)?.target ?? self
     }
 }

@@ -73,9 +73,11 @@ public final class AccessTokenMiddleware: Middleware {
         _ request: URLRequest, context: TransportContext,
         next: @Sendable (URLRequest, TransportContext) async throws -> Response
     ) async throws -> Response {
-        guard let scheme = (context.endpoint as? any AccessTokenAuthorizable)?.accessTokenType.scheme else {
+        guard let scheme = (context.endpoint.originalTarget as? any AccessTokenAuthorizable)?.accessTokenType.scheme
+        else {
             MiddlewareLog.middleware.debug(
-                "no access token for \(String(describing: type(of: context.endpoint)), privacy: .public)")
+                "no access token for \(String(describing: type(of: context.endpoint.originalTarget)), privacy: .public)"
+            )
             return try await next(request, context)
         }
         let generation: UInt64
@@ -109,7 +111,7 @@ public final class AccessTokenMiddleware: Middleware {
     ) async throws
         -> URLRequest
     {
-        let current = try await token(context.endpoint)
+        let current = try await token(context.endpoint.originalTarget)
         var request = request
         try request.setValidatedHeader(scheme.isEmpty ? current : "\(scheme) \(current)", forName: "Authorization")
         return request

@@ -54,20 +54,20 @@ public final class NetworkActivityMiddleware: Middleware {
         next: @Sendable (URLRequest, TransportContext) async throws -> Response
     ) async throws -> Response {
         adjust(by: 1)
-        onChange(.began, context.endpoint)
+        onChange(.began, context.endpoint.originalTarget)
         let response: Response
         do {
             response = try await next(request, context)
         } catch {
-            end(context.endpoint)
+            end(context.endpoint.originalTarget)
             throw error
         }
         // A streamed call is active until its body ends, not when its head arrives.
         guard let body = response.streamedBody else {
-            end(context.endpoint)
+            end(context.endpoint.originalTarget)
             return response
         }
-        let endpoint = context.endpoint
+        let endpoint = context.endpoint.originalTarget
         body.whenEnded { [self] _ in end(endpoint) }
         return response
     }

@@ -113,7 +113,7 @@ public struct LoggingMiddleware: Middleware {
         _ kind: Entry.Kind, for request: URLRequest, context: TransportContext, _ sensitive: SensitiveData
     ) -> Entry {
         Entry(
-            kind: kind, endpoint: context.endpoint, method: request.httpMethod ?? "GET",
+            kind: kind, endpoint: context.endpoint.originalTarget, method: request.httpMethod ?? "GET",
             url: url(request.url, sensitive), attempt: context.attempt)
     }
 
