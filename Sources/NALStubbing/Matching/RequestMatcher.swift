@@ -76,6 +76,13 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     public static func pathRegex(_ pattern: String) -> RequestMatcher {
         RequestMatcher(node: .condition(.pathRegex(pattern, PathPattern(pattern))))
     }
+    /// A path whose last segment ends in one of `extensions`, in any letter case: `.fileExtension("png", "jpg")`
+    /// matches `/avatars/ada.PNG` (Mocker's `fileExtensions`). Give extensions without the dot.
+    public static func fileExtension(_ extensions: String...) -> RequestMatcher {
+        let alternatives = extensions.map { NSRegularExpression.escapedPattern(for: $0) }.joined(separator: "|")
+        return pathRegex(extensions.isEmpty ? "(?!)" : "(?i)\\.(\(alternatives))$")
+    }
+
     /// A query that holds at least these items, unescaped. An item without `=` (`?flag`) has the value `""` here;
     /// use `queryItems(_:)` to tell it from `?flag=`.
     public static func query(_ items: [String: String]) -> RequestMatcher {

@@ -67,14 +67,17 @@ public struct StubResponse: Sendable {
         self.body = .data(body)
     }
 
-    /// A JSON body with sorted keys and `Content-Type: application/json`. A value that cannot be encoded gives a 500
-    /// whose body says why, so that the test that wrote it fails visibly.
-    public static func json(_ value: some Encodable, status: Int = 200) -> StubResponse {
+    /// A JSON body with sorted keys and `Content-Type: application/json`, and `headers` (a `Content-Type` among them,
+    /// in any letter case, replaces the default one). A value that cannot be encoded gives a 500 whose body says why,
+    /// so that the test that wrote it fails visibly.
+    public static func json(
+        _ value: some Encodable, status: Int = 200, headers: [String: String] = [:]
+    ) -> StubResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         do {
             return StubResponse(
-                status: status, headers: ["Content-Type": "application/json"], body: try encoder.encode(value))
+                status: status, headers: merged(headers, over: "application/json"), body: try encoder.encode(value))
         } catch {
             return StubResponse(
                 status: 500, headers: ["Content-Type": "text/plain; charset=utf-8"],
@@ -82,9 +85,17 @@ public struct StubResponse: Sendable {
         }
     }
 
-    /// A text body in UTF-8 with `Content-Type: text/plain; charset=utf-8`.
-    public static func string(_ text: String, status: Int = 200) -> StubResponse {
-        StubResponse(status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Data(text.utf8))
+    /// A text body in UTF-8 with `Content-Type: text/plain; charset=utf-8`, and `headers` (a `Content-Type` among
+    /// them, in any letter case, replaces the default one: `.string("<p>hi</p>", headers: ["Content-Type":
+    /// "text/html"])`, Mocker's `dataType: .html`).
+    public static func string(_ text: String, status: Int = 200, headers: [String: String] = [:]) -> StubResponse {
+        StubResponse(status: status, headers: merged(headers, over: "text/plain; charset=utf-8"), body: Data(text.utf8))
+    }
+
+    /// `headers`, with `Content-Type: contentType` unless they name one in any letter case.
+    private static func merged(_ headers: [String: String], over contentType: String) -> [String: String] {
+        guard !headers.keys.contains(where: { $0.lowercased() == "content-type" }) else { return headers }
+        return headers.merging(["Content-Type": contentType]) { given, _ in given }
     }
 
     /// The contents of a file, streamed in chunks as they are served; the file is never read whole, except for a
