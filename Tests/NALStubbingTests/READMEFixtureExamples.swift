@@ -7,8 +7,10 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The README's fixture directory: `Tests/NALStubbingTests/Fixtures`.
-let fixtures = Fixtures.root
+// Docs: begin fixtures-location
+/// The fixture files next to this test file: `Tests/NALStubbingTests/Fixtures`, found from the source file's path.
+let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+// Docs: end fixtures-location
 
 @Suite("README fixture examples")
 struct READMEFixtureExamples {
@@ -30,4 +32,9 @@ struct READMEFixtureExamples {
         #expect(try await client.request(.zen).string() == "Keep it logically awesome.")
     }
     // Docs: end fixtures-cassette
+
+    @Test("the articles' fixtures folder is the suite's")
+    func fixturesFolder() {
+        #expect(fixtures.standardizedFileURL == Fixtures.root.standardizedFileURL)
+    }
 }

@@ -6,8 +6,12 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// httpbin's address for the examples; the README's would be a real host.
-let filesHost = HTTPBin.url ?? URL(fileURLWithPath: "/")
+// Docs: begin files-host
+/// Where the examples' files are: the local httpbin that scripts/test.sh starts and names in NAL_HTTPBIN_URL
+/// (without it, a file URL that no request can leave the machine for).
+let filesHost =
+    ProcessInfo.processInfo.environment["NAL_HTTPBIN_URL"].flatMap(URL.init(string:)) ?? URL(fileURLWithPath: "/")
+// Docs: end files-host
 
 // Docs: begin transfer-endpoint
 enum Files: RemoteService {
