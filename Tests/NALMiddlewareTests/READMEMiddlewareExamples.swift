@@ -31,7 +31,8 @@ actor TokenStore {
 }
 
 // Docs: begin middleware-custom
-/// Signs every request with an HMAC of its method and path, and records how long the server took.
+/// Signs every request with an HMAC of its method and path, and records how long the
+/// server took.
 struct Signing: Middleware {
     let sign: @Sendable (String) -> String
 
@@ -40,7 +41,8 @@ struct Signing: Middleware {
         next: @Sendable (URLRequest, TransportContext) async throws -> Response
     ) async throws -> Response {
         var request = request
-        let signature = sign("\(request.httpMethod ?? "GET") \(request.url?.path ?? "")")
+        let signature = sign(
+            "\(request.httpMethod ?? "GET") \(request.url?.path ?? "")")
         request.setValue(signature, forHTTPHeaderField: "X-Signature")
         let response = try await next(request, context)
         print("\(response.statusCode) in \(response.timing.duration)")
@@ -64,11 +66,14 @@ struct READMEMiddlewareExamples {
         // Docs: begin middleware-client
         let client = Client<GitHub>(
             middleware: [
-                LoggingMiddleware(options: [.headers, .timing]),  // outermost: sees what the caller sees
-                RetryMiddleware(maxAttempts: 3),  // 408, 429, 500, 502-504, lost connections; idempotent methods
+                // outermost: sees what the caller sees
+                LoggingMiddleware(options: [.headers, .timing]),
+                // 408, 429, 500, 502-504, lost connections; idempotent methods
+                RetryMiddleware(maxAttempts: 3),
                 AccessTokenMiddleware(
                     token: { _ in await tokens.current() },
-                    refresh: { await tokens.refresh() }),  // on a 401: one refresh, then one replay
+                    // on a 401: one refresh, then one replay
+                    refresh: { await tokens.refresh() }),
                 DefaultHeadersMiddleware(),  // User-Agent, Accept-Language, Accept-Encoding
                 Signing(sign: { "sig:" + $0 }),  // innermost: signs exactly what is sent
             ],
@@ -91,7 +96,8 @@ struct READMEMiddlewareExamples {
             // Docs: begin logging-formatter
             let logging = LoggingMiddleware(options: [.headers]) { entry in
                 let status = entry.statusCode.map { " \($0)" } ?? ""
-                return "Moya_Logger: [\(Date())] \(entry.kind):\(status) \(entry.method) \(entry.url)"
+                return
+                    "Moya_Logger: [\(Date())] \(entry.kind):\(status) \(entry.method) \(entry.url)"
             }
             // Docs: end logging-formatter
             let client = Client<GitHub>(middleware: [logging], transport: ScriptedTransport([200]))

@@ -8,9 +8,11 @@ import Testing
 #endif
 
 // Docs: begin pagination
-/// Every item of a paginated list, following `Link: <…>; rel="next"` (GitHub's pagination) page after page.
+/// Every item of a paginated list, following `Link: <…>; rel="next"` (GitHub's
+/// pagination) page after page.
 func allPages<Item: Decodable>(
-    from first: URL, as item: Item.Type, with client: Client<Endpoint>, maximumPages: Int = 100
+    from first: URL, as item: Item.Type, with client: Client<Endpoint>,
+    maximumPages: Int = 100
 ) async throws -> [Item] {
     var items: [Item] = []
     var next: URL? = first
@@ -18,7 +20,8 @@ func allPages<Item: Decodable>(
         guard let page = next else { break }
         let response = try await client.request(Endpoint(url: page))
         items += try response.decode([Item].self)
-        next = response.link("next")  // resolved against the page's URL; nil on the last page
+        // resolved against the page's URL; nil on the last page
+        next = response.link("next")
     }
     return items
 }

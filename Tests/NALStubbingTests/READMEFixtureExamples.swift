@@ -8,8 +8,10 @@ import Testing
 #endif
 
 // Docs: begin fixtures-location
-/// The fixture files next to this test file: `Tests/NALStubbingTests/Fixtures`, found from the source file's path.
-let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+/// The fixture files next to this test file: `Tests/NALStubbingTests/Fixtures`, found
+/// from the source file's path.
+let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("Fixtures")
 // Docs: end fixtures-location
 
 @Suite("README fixture examples")
@@ -17,8 +19,11 @@ struct READMEFixtureExamples {
     // Docs: begin fixtures-tails
     @Test func profileFromTailFiles() async throws {
         let server = StubServer()
-        try server.loadTails(from: fixtures.appendingPathComponent("tails/github"), placeholders: ["login": "octocat"])
-        let client = Client<GitHub>(transport: URLSessionTransport(configuration: server.sessionConfiguration))
+        try server.loadTails(
+            from: fixtures.appendingPathComponent("tails/github"),
+            placeholders: ["login": "octocat"])
+        let client = Client<GitHub>(
+            transport: URLSessionTransport(configuration: server.sessionConfiguration))
         let profile = try await client.request(.userProfile("octocat"), as: Profile.self)
         #expect(profile == Profile(login: "octocat", id: 583231))
     }
@@ -26,9 +31,11 @@ struct READMEFixtureExamples {
 
     // Docs: begin fixtures-cassette
     @Test func zenFromACassette() async throws {
-        // Recorded once against the real API; replayed from then on, offline. Delete the file to record again.
+        // Recorded once against the real API; replayed from then on, offline. Delete the
+        // file to record again.
         let cassette = fixtures.appendingPathComponent("cassettes/github.har")
-        let client = Client<GitHub>(transport: RecordingTransport(cassette: cassette, mode: .once))
+        let client = Client<GitHub>(
+            transport: RecordingTransport(cassette: cassette, mode: .once))
         #expect(try await client.request(.zen).string() == "Keep it logically awesome.")
     }
     // Docs: end fixtures-cassette

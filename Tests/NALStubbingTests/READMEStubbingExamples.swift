@@ -12,7 +12,9 @@ import Testing
 // Docs: begin stubbing-service
 enum GitHub: RemoteService {
     case zen, userProfile(String)
-    var baseURL: URL { URL(string: "https://api.github.com") ?? URL(fileURLWithPath: "/") }
+    var baseURL: URL {
+        URL(string: "https://api.github.com") ?? URL(fileURLWithPath: "/")
+    }
     var path: String {
         switch self {
         case .zen: "zen"
@@ -39,7 +41,8 @@ struct Profile: Codable, Sendable, Equatable {
 struct READMEStubbingExamples {
     // Docs: begin stubbing-behaviours
     @Test func profileFromSampleData() async throws {
-        let client = Client<GitHub>(stubbing: .immediate)  // each target's testData, status 200
+        // each target's testData, status 200
+        let client = Client<GitHub>(stubbing: .immediate)
         let profile = try await client.request(.userProfile("octocat"), as: Profile.self)
         #expect(profile.login == "octocat")
     }
@@ -62,7 +65,8 @@ struct READMEStubbingExamples {
     @Test("shared settings: the stubbed client is set up as the live one")
     func sharedSettings() async throws {
         // Docs: begin shared-settings
-        let settings = Client<GitHub>.Settings(deduplicatesRequests: true, deduplicatedMethods: [.get, .put])
+        let settings = Client<GitHub>.Settings(
+            deduplicatesRequests: true, deduplicatedMethods: [.get, .put])
         let live = Client<GitHub>(transport: URLSessionTransport(), settings: settings)
         let stubbed = Client<GitHub>(stubbing: .immediate, settings: settings)
         // Docs: end shared-settings
@@ -73,11 +77,16 @@ struct READMEStubbingExamples {
     // Docs: begin stubbing-registration
     @Test func retriesABusyServer() async throws {
         let stubs = StubTransport<GitHub>(.immediate)
-        stubs.stub(.zen, with: .string("busy", status: 503), .string("Half measures are as bad as nothing at all."))
+        stubs.stub(
+            .zen, with: .string("busy", status: 503),
+            .string("Half measures are as bad as nothing at all."))
         stubs.stub(.userProfile("ada"), with: .json(Profile(login: "ada", id: 7)))
 
-        let client = Client<GitHub>(middleware: [RetryMiddleware(baseDelay: .milliseconds(1))], transport: stubs)
-        #expect(try await client.request(.zen).string() == "Half measures are as bad as nothing at all.")
+        let client = Client<GitHub>(
+            middleware: [RetryMiddleware(baseDelay: .milliseconds(1))], transport: stubs)
+        #expect(
+            try await client.request(.zen).string()
+                == "Half measures are as bad as nothing at all.")
         #expect(try await client.request(.userProfile("ada"), as: Profile.self).id == 7)
         #expect(stubs.requests.count == 3)  // 503, the retry, the profile
     }
@@ -85,12 +94,22 @@ struct READMEStubbingExamples {
 
     // Docs: begin stubbing-server
     @Test func serverStubsEveryURLSessionClient() async throws {
-        let server = StubServer()  // one per test: parallel tests never see each other's stubs
-        server.stub(.method(.get) && .path("/users/{login}"), response: .json(Profile(login: "octocat", id: 1)))
-        server.stub(.path("/zen"), responses: [.networkError(.notConnectedToInternet), .string("Speak like a human.")])
+        // one per test: parallel tests never see each other's stubs
+        let server = StubServer()
+        server.stub(
+            .method(.get) && .path("/users/{login}"),
+            response: .json(Profile(login: "octocat", id: 1)))
+        server.stub(
+            .path("/zen"),
+            responses: [
+                .networkError(.notConnectedToInternet), .string("Speak like a human."),
+            ])
 
-        let client = Client<GitHub>(transport: URLSessionTransport(configuration: server.sessionConfiguration))
-        #expect(try await client.request(.userProfile("octocat"), as: Profile.self).login == "octocat")
+        let client = Client<GitHub>(
+            transport: URLSessionTransport(configuration: server.sessionConfiguration))
+        #expect(
+            try await client.request(.userProfile("octocat"), as: Profile.self).login
+                == "octocat")
         await #expect(throws: NALError.self) { try await client.request(.zen) }
         #expect(try await client.request(.zen).string() == "Speak like a human.")
 
@@ -105,12 +124,14 @@ struct READMEStubbingExamples {
         server.stub(.method(.post) && .hasHeader("Authorization")) { request in
             .string("you sent \(request.httpBody?.count ?? 0) bytes", status: 201)
         }
-        var request = URLRequest(url: try #require(URL(string: "https://example.com/upload")))
+        var request = URLRequest(
+            url: try #require(URL(string: "https://example.com/upload")))
         request.httpMethod = "POST"
         request.setValue("Bearer t0ken", forHTTPHeaderField: "Authorization")
         request.httpBody = Data("hello".utf8)
 
-        let session = URLSession(configuration: server.sessionConfiguration)  // any URLSession client
+        // any URLSession client
+        let session = URLSession(configuration: server.sessionConfiguration)
         let (data, response) = try await session.data(for: request)
         #expect((response as? HTTPURLResponse)?.statusCode == 201)
         #expect(String(decoding: data, as: UTF8.self) == "you sent 5 bytes")
@@ -120,11 +141,15 @@ struct READMEStubbingExamples {
     // Docs: begin stubbing-unmatched
     @Test func unmatchedRequestsExplainThemselves() async throws {
         let server = StubServer()
-        server.stub(.path("/users/{login}") && .header("X-Api-Key", "s3cret"), response: .string("ok"))
+        server.stub(
+            .path("/users/{login}") && .header("X-Api-Key", "s3cret"),
+            response: .string("ok"))
 
         let session = URLSession(configuration: server.sessionConfiguration)
         let url = try #require(URL(string: "https://api.github.com/users/octocat"))
-        let error = await #expect(throws: URLError.self) { try await session.data(from: url) }
+        let error = await #expect(throws: URLError.self) {
+            try await session.data(from: url)
+        }
         #expect(error?.code == .resourceUnavailable)
         #expect(
             error?.localizedDescription == """

@@ -22,7 +22,8 @@ enum Weather: RemoteService {
 
     var requestType: RequestType {
         switch self {
-        case .forecast(_, let days): .parameters(["days": .int(days)], encoding: URLEncoding.default)
+        case .forecast(_, let days):
+            .parameters(["days": .int(days)], encoding: URLEncoding.default)
         case .alerts: .plain
         }
     }

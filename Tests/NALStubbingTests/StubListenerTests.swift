@@ -30,7 +30,8 @@ struct StubListenerTests {
         let server = StubServer()
         server.stub(.method(.get) && .path("/v1/hello"), response: .string("hi"))
         let listener = try await server.listen(port: 0)
-        // listener.baseURL is http://127.0.0.1:PORT: any HTTP client in any process may call it.
+        // listener.baseURL is http://127.0.0.1:PORT: any HTTP client in any process may call
+        // it.
         let (data, _) = try await URLSession(configuration: .ephemeral).data(
             from: listener.baseURL.appendingPathComponent("v1/hello"))
         #expect(String(decoding: data, as: UTF8.self) == "hi")

@@ -87,11 +87,14 @@ struct StubStreamingTests {
         // Docs: begin streaming-chat-stub
         let stubs = StubTransport<Chat>(.immediate)
         let tokens = ["Hel", "lo", ", wor", "ld"].map { ServerSentEvent(data: $0) }
-        stubs.stub(.completions(prompt: "hi"), with: .events(tokens, interval: .milliseconds(20)))
+        stubs.stub(
+            .completions(prompt: "hi"), with: .events(tokens, interval: .milliseconds(20)))
 
         let client = Client<Chat>(transport: stubs)
         var answer = ""
-        for try await event in try await client.stream(.completions(prompt: "hi")).serverSentEvents {
+        for try await event in try await client.stream(.completions(prompt: "hi"))
+            .serverSentEvents
+        {
             answer += event.data  // the first token arrives before the second is sent
         }
         #expect(answer == "Hello, world")
@@ -105,20 +108,27 @@ struct StubStreamingTests {
         let client = Client<Room>(transport: stubs)
         var lastID = ""
         // Docs: begin streaming-overview
-        let stream = try await client.stream(.events(room: "swift"))  // throws NALError: connection, status, validation
-        print(stream.response.statusCode)  // the head; its body is empty, and keeping it does not keep the stream
+        // throws NALError: connection, status, validation
+        let stream = try await client.stream(.events(room: "swift"))
+        // the head; its body is empty, and keeping it does not keep the stream
+        print(stream.response.statusCode)
         var received: [String] = []
-        for try await event in stream.serverSentEvents {  // ServerSentEvent: event, data, lastEventID, retry
+        // ServerSentEvent: event, data, lastEventID, retry
+        for try await event in stream.serverSentEvents {
             received.append(event.data)
         }
-        // Other views of a body, each read once: `for try await chunk in stream` (Data, as it arrives),
-        // `stream.lines` (String, without its line ending), `stream.jsonLines(of: Message.self)` (NDJSON).
+        // Other views of a body, each read once: `for try await chunk in stream` (Data, as it
+        // arrives), `stream.lines` (String, without its line ending), `stream.jsonLines(of:
+        // Message.self)` (NDJSON).
 
-        // Reconnects like a browser's EventSource: waits the server's retry: (or the policy's backoff), then sends
-        // Last-Event-ID. A 204, another status, a body that is not text/event-stream, or cancellation ends it.
-        // `reconnect:` takes a ReconnectionPolicy (`.default`, `.never`, or your own, whose `maximumAttempts` bounds the
-        // reconnections that deliver nothing); `lastEventID:` resumes from an ID kept from an earlier run.
-        for try await event in client.serverSentEvents(.events(room: "swift"), lastEventID: lastID) {
+        // Reconnects like a browser's EventSource: waits the server's retry: (or the policy's
+        // backoff), then sends Last-Event-ID. A 204, another status, a body that is not
+        // text/event-stream, or cancellation ends it. `reconnect:` takes a ReconnectionPolicy
+        // (`.default`, `.never`, or your own, whose `maximumAttempts` bounds the reconnections
+        // that deliver nothing); `lastEventID:` resumes from an ID kept from an earlier run.
+        for try await event in client.serverSentEvents(
+            .events(room: "swift"), lastEventID: lastID)
+        {
             lastID = event.lastEventID
             if event.data == "bye" { break }
         }

@@ -94,7 +94,9 @@
                 let client = Client<Catalog>(transport: transport)
                 let pages = try await withTaskExecutorPreference(transport.executor) {
                     try await withThrowingTaskGroup(of: Data.self) { group in
-                        for number in 1...20 { group.addTask { try await client.request(.page(number)).data } }
+                        for number in 1...20 {
+                            group.addTask { try await client.request(.page(number)).data }
+                        }
                         return try await group.reduce(into: []) { $0.append($1) }
                     }
                 }

@@ -152,6 +152,35 @@ struct DocumentationSyncTests {
         }
     }
 
+    /// The widest code line a DocC code box shows whole; wider ones are cut off on the page.
+    static let widestCodeLine = 90
+
+    /// The lines of `block` wider than `widestCodeLine`, except inside a multi-line string literal (expected output
+    /// that must stay as it is).
+    static func tooWide(_ block: String) -> [Substring] {
+        var inString = false
+        var wide: [Substring] = []
+        for line in block.split(separator: "\n", omittingEmptySubsequences: false) {
+            let quotes = line.components(separatedBy: "\"\"\"").count - 1
+            if !inString, line.count > widestCodeLine { wide.append(line) }
+            if quotes % 2 == 1 { inString.toggle() }
+        }
+        return wide
+    }
+
+    @Test("every Swift block of the README and the articles fits a DocC code box: 90 columns")
+    func codeLinesFit() throws {
+        for document in try Self.documents() {
+            for block in Self.swiftBlocks(in: document.text, file: document.path) {
+                for line in Self.tooWide(block) {
+                    Issue.record("\(document.path): \(line.count) columns: \(line)")
+                }
+            }
+        }
+        #expect(Self.tooWide(String(repeating: "x", count: 91)) == [Substring(String(repeating: "x", count: 91))])
+        #expect(Self.tooWide("let a = \"\"\"\n" + String(repeating: "x", count: 91) + "\n\"\"\"").isEmpty)
+    }
+
     @Test("the checker notices a changed line")
     func checkerNoticesChanges() throws {
         let markdown = "text\n```swift\n    let a = 1\n    let b = 2\n```\n"

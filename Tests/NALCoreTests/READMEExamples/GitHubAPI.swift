@@ -18,7 +18,8 @@ enum GitHub: RemoteService {
         case .zen: "zen"
         case .userProfile(let login): "users/\(pathSegment: login)"
         case .search: "search/repositories"
-        case .createIssue(let owner, let repo, _): "repos/\(pathSegment: owner)/\(pathSegment: repo)/issues"
+        case .createIssue(let owner, let repo, _):
+            "repos/\(pathSegment: owner)/\(pathSegment: repo)/issues"
         }
     }
 
@@ -34,7 +35,9 @@ enum GitHub: RemoteService {
         case .zen, .userProfile:
             .plain
         case .search(let query, let page):
-            .parameters(["q": .string(query), "page": .int(page), "sort": "stars"], encoding: URLEncoding.default)
+            .parameters(
+                ["q": .string(query), "page": .int(page), "sort": "stars"],
+                encoding: URLEncoding.default)
         case .createIssue(_, _, let issue):
             .jsonEncodable(issue)
         }

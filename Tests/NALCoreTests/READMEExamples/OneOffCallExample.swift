@@ -14,7 +14,8 @@ func oneOffCallExample() async throws {
     let client = Client<Endpoint>()
     let zen = try await client.request("https://api.github.com/zen").string()
     let repositories = try await client.request(
-        "https://api.github.com/search/repositories?q=swift+nio", as: [Repository].self, atKeyPath: "items")
+        "https://api.github.com/search/repositories?q=swift+nio", as: [Repository].self,
+        atKeyPath: "items")
     let created = try await client.request(
         "https://api.github.com/repos/apple/swift-nio/issues", method: .post,
         requestType: .jsonEncodable(NewIssue(title: "Found a bug", labels: ["bug"])),

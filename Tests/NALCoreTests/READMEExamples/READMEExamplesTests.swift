@@ -18,12 +18,13 @@ struct READMEExamplesTests {
     func quickStart() throws {
         // Docs: begin usage
         let request = try GitHub.search(query: "swift nio", page: 2).urlRequest()
-        // request.url: https://api.github.com/search/repositories?page=2&q=swift%20nio&sort=stars
+        // https://api.github.com/search/repositories?page=2&q=swift%20nio&sort=stars
 
         let profile = try GitHub.userProfile("a/b?c").urlRequest()
         // profile.url: https://api.github.com/users/a%2Fb%3Fc
 
-        print(request.curlCommand())  // secrets are redacted unless you pass revealingSecrets: true
+        // secrets are redacted unless you pass revealingSecrets: true
+        print(request.curlCommand())
         // Docs: end usage
         #expect(
             request.url?.absoluteString == "https://api.github.com/search/repositories?page=2&q=swift%20nio&sort=stars")
@@ -34,8 +35,11 @@ struct READMEExamplesTests {
     @Test("encodings give the text in the comments")
     func encodings() throws {
         // Docs: begin encodings
-        let parameters: Parameters = ["ids": [1, 2], "filter": ["lang": "swift"], "exact": true]
-        let query = try URLEncoding(arrayEncoding: .noBrackets, boolEncoding: .literal).queryString(parameters)
+        let parameters: Parameters = [
+            "ids": [1, 2], "filter": ["lang": "swift"], "exact": true,
+        ]
+        let query = try URLEncoding(arrayEncoding: .noBrackets, boolEncoding: .literal)
+            .queryString(parameters)
         // exact=true&filter%5Blang%5D=swift&ids=1&ids=2
 
         struct Search: Encodable { var perPage = 50; var tags = ["server", "linux"] }
@@ -43,7 +47,8 @@ struct READMEExamplesTests {
         // per_page=50&tags%5B%5D=server&tags%5B%5D=linux
 
         let json = try JSONEncoding.default.data(["b": 1, "a": ["d": true, "c": nil]])
-        // {"a":{"c":null,"d":true},"b":1}: keys sorted at every level, the same bytes in every process
+        // {"a":{"c":null,"d":true},"b":1}: keys sorted at every level, so the same parameters
+        // give the same bytes in every process
         // Docs: end encodings
         #expect(query == "exact=true&filter%5Blang%5D=swift&ids=1&ids=2")
         #expect(form == "per_page=50&tags%5B%5D=server&tags%5B%5D=linux")
@@ -62,11 +67,13 @@ struct READMEExamplesTests {
             var requestType: RequestType {
                 switch self {
                 case .repositories(let query, let page):
-                    .parameterList(["q": .string(query), "page": .int(page), "tags": ["server", "linux"]])
+                    .parameterList([
+                        "q": .string(query), "page": .int(page), "tags": ["server", "linux"],
+                    ])
                 }
             }
         }
-        // GET https://api.example.com/search?page=2&q=swift%20nio&tags%5B%5D=server&tags%5B%5D=linux
+        // https://api.example.com/search?page=2&q=swift%20nio&tags%5B%5D=server&tags%5B%5D=linux
         // Docs: end parameter-list
         let url = try Search.repositories(query: "swift nio", page: 2).urlRequest().url
         #expect(
@@ -87,9 +94,11 @@ struct READMEExamplesTests {
         do {
             _ = try Traced().urlRequest()
         } catch {
-            // error is an NALError: .invalidRequest(.invalidHeaderValue(name: "X-Trace", problem: ...))
-            // "Invalid request: the value of header 'X-Trace' contains CR (0x0D) at byte offset 1; control
-            //  characters other than tab are refused (RFC 9110), and CR, LF and NUL would allow request smuggling."
+            // error is an NALError:
+            // .invalidRequest(.invalidHeaderValue(name: "X-Trace", problem: ...)),
+            // which says "Invalid request: the value of header 'X-Trace' contains CR (0x0D)
+            // at byte offset 1; control characters other than tab are refused (RFC 9110),
+            // and CR, LF and NUL would allow request smuggling."
         }
         // Docs: end errors
         #expect(
@@ -110,8 +119,11 @@ struct READMEExamplesTests {
     func clientOptions() async throws {
         // Docs: begin client-options
         let client = Client<GitHub>(
-            transport: URLSessionTransport(maximumResponseSize: 8 << 20, redirectPolicy: .follow),
-            endpointMapping: { Endpoint($0).adding(headers: ["X-Request-ID": UUID().uuidString]) },
+            transport: URLSessionTransport(
+                maximumResponseSize: 8 << 20, redirectPolicy: .follow),
+            endpointMapping: {
+                Endpoint($0).adding(headers: ["X-Request-ID": UUID().uuidString])
+            },
             willSend: { request, _ in request },
             deduplicatesRequests: true)
         // Docs: end client-options
@@ -124,9 +136,11 @@ struct READMEExamplesTests {
         var limit: TimeoutFailure.Limit?
         // Docs: begin timeouts
         do {
-            _ = try await client.request(.zen, options: RequestOptions(timeout: 0.5, totalTimeout: 0.2))
+            _ = try await client.request(
+                .zen, options: RequestOptions(timeout: 0.5, totalTimeout: 0.2))
         } catch .timedOut(let failure) {
-            // failure.limit is .idle or .total; failure.seconds and failure.url say which value and which request
+            // failure.limit is .idle or .total; failure.seconds and failure.url say which value
+            // and which request
             limit = failure.limit
         } catch {
             // other NALErrors
@@ -138,17 +152,23 @@ struct READMEExamplesTests {
     @Test("redaction: added words and names are redacted in cURL output")
     func redaction() throws {
         // Docs: begin redaction
-        SensitiveData.current.words.insert("passcode")  // any key whose last component contains it
-        SensitiveData.current.headerNames.insert("X-Tenant-Key")  // exactly this header, in any letter case
+        // any key whose last component contains it
+        SensitiveData.current.words.insert("passcode")
+        // exactly this header, in any letter case
+        SensitiveData.current.headerNames.insert("X-Tenant-Key")
 
         struct Unlock: RemoteService {
             var baseURL: URL { URL(string: "https://ada:hunter2@api.example.com")! }
             var path: String { "doors/front" }
             var method: HTTPMethod { .post }
             var requestType: RequestType {
-                .parameters(["door": ["passcode": "1234"], "api_key": "k-42"], encoding: JSONEncoding.default)
+                .parameters(
+                    ["door": ["passcode": "1234"], "api_key": "k-42"],
+                    encoding: JSONEncoding.default)
             }
-            var headers: [String: String]? { ["X-Tenant-Key": "t-9", "Authorization": "Bearer abc"] }
+            var headers: [String: String]? {
+                ["X-Tenant-Key": "t-9", "Authorization": "Bearer abc"]
+            }
         }
         print(try Unlock().urlRequest().curlCommand())
         // curl -X POST 'https://ada:<redacted>@api.example.com/doors/front' \
@@ -178,8 +198,10 @@ struct READMEExamplesTests {
             // Docs: begin logging
             let logger = Logger(subsystem: "com.example.app", category: "sync")
             logger.info("fetched \(count) items for \(userID)")  // fetched 3 items for <private>
-            logger.debug("token \(token, privacy: .private(mask: .hash))")  // token <mask.hash: '…'>
-            logger.notice("host \(host, privacy: .public) took \(ms, format: .fixed(precision: 1)) ms")
+            // token <mask.hash: '…'>
+            logger.debug("token \(token, privacy: .private(mask: .hash))")
+            logger.notice(
+                "host \(host, privacy: .public) took \(ms, format: .fixed(precision: 1)) ms")
             // Docs: end logging
             let lines = sink.messages(subsystem: "com.example.app")
             #expect(lines.first == "fetched 3 items for <private>")
@@ -198,7 +220,8 @@ func readmeClientExample() async throws {
     let decoder = JSONDecoder()
     decoder.keyDecodingStrategy = .convertFromSnakeCase
     let repositories = try await client.request(
-        .search(query: "swift nio", page: 1), as: [Repository].self, atKeyPath: "items", using: decoder)
+        .search(query: "swift nio", page: 1), as: [Repository].self, atKeyPath: "items",
+        using: decoder)
 
     do {
         _ = try await client.request(.userProfile("no-such-user"))

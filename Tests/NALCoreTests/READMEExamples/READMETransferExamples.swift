@@ -7,10 +7,12 @@ import Testing
 #endif
 
 // Docs: begin files-host
-/// Where the examples' files are: the local httpbin that scripts/test.sh starts and names in NAL_HTTPBIN_URL
-/// (without it, a file URL that no request can leave the machine for).
+/// Where the examples' files are: the local httpbin that scripts/test.sh starts and
+/// names in NAL_HTTPBIN_URL (without it, a file URL that no request can leave the
+/// machine for).
 let filesHost =
-    ProcessInfo.processInfo.environment["NAL_HTTPBIN_URL"].flatMap(URL.init(string:)) ?? URL(fileURLWithPath: "/")
+    ProcessInfo.processInfo.environment["NAL_HTTPBIN_URL"].flatMap(URL.init(string:))
+    ?? URL(fileURLWithPath: "/")
 // Docs: end files-host
 
 // Docs: begin transfer-endpoint
@@ -39,9 +41,12 @@ enum Files: RemoteService {
 
     var requestType: RequestType {
         switch self {
-        case .archive(_, let destination): .download(.file(destination))  // streamed to disk, moved into place
-        case .upload(let file): .uploadFile(file)  // streamed from disk, never read whole
-        case .form(let form): .uploadMultipart(form)  // in memory up to 10 MiB, else from a temporary file
+        // streamed to disk, moved into place
+        case .archive(_, let destination): .download(.file(destination))
+        // streamed from disk, never read whole
+        case .upload(let file): .uploadFile(file)
+        // in memory up to 10 MiB, else from a temporary file
+        case .form(let form): .uploadMultipart(form)
         }
     }
 }
@@ -54,7 +59,9 @@ func download(_ target: Files, with client: Client<Files>) async throws -> URL? 
         switch event {
         case .progress(let progress):
             let done = Int((progress.fractionCompleted ?? 0) * 30)
-            let bar = String(repeating: "#", count: done) + String(repeating: ".", count: 30 - done)
+            let bar =
+                String(repeating: "#", count: done)
+                + String(repeating: ".", count: 30 - done)
             print("\r[\(bar)] \(progress.bytesReceived) bytes", terminator: "")
         case .completed(let response):
             print()

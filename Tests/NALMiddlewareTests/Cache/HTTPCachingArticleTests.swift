@@ -22,7 +22,8 @@ struct HTTPCachingArticleTests {
         // Docs: begin http-cache-client
         let folder = caches.appendingPathComponent("github")
         let cache = HTTPCache(storage: .directory(folder, maximumBytes: 256 << 20))
-        let client = Client<GitHub>(middleware: [cache, RetryMiddleware()], transport: transport)
+        let client = Client<GitHub>(
+            middleware: [cache, RetryMiddleware()], transport: transport)
         // Docs: end http-cache-client
         _ = try await client.request(.zen)
         // Docs: begin http-cache-outcome
@@ -38,7 +39,8 @@ struct HTTPCachingArticleTests {
         #expect(source == "the cache, 0 s old")
         // Docs: begin http-cache-housekeeping
         let counts = cache.statistics  // hits, misses, revalidations, stores
-        await cache.removeResponses(for: try GitHub.zen.urlRequest())  // every stored variant of one URL
+        // every stored variant of one URL
+        await cache.removeResponses(for: try GitHub.zen.urlRequest())
         await cache.removeAll()  // the folder's entries are gone when this returns
         // Docs: end http-cache-housekeeping
         #expect(counts == HTTPCache.Statistics(hits: 1, misses: 1, revalidations: 0, stores: 1))
