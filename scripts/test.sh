@@ -3,6 +3,9 @@
 # raw-socket fault server in scripts/fault_server.py), then the allocation gate of the benchmarks. This is the
 # README's test command, and what CI (.ci/run) runs.
 #
+#   scripts/test.sh --quick   proves a checkout works: every unit, integration and CLI test once, over the default
+#                             transport; leaves out the reruns over CurlTransport and from its thread, the big
+#                             transfers (1 GiB), and the benchmark gates and measurements (it says so at the end)
 #   NAL_SKIP_BENCH=1     skip the release build and allocation gate while iterating locally
 #   NAL_HTTPBIN_URL=...  use an httpbin that is already running instead of starting one
 #   NAL_FAULT_URL=...    use a fault server that is already running instead of starting one
@@ -14,6 +17,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 is_ci() { [[ "${CI:-}" == "true" || "${CI:-}" == "1" ]]; }
+
+quick=0
+case "${1:-}" in
+    "") ;;
+    --quick) quick=1 ;;
+    *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
+esac
 
 # The modules above NALCore use only the package types listed for them (a static check, before anything builds).
 scripts/check-seams.sh
@@ -79,6 +89,16 @@ run_pass() {
 
 echo "== tests"
 run_pass test-pass-1 --skip NALCLITests
+
+if (( quick )); then
+    echo "== command-line tests (nal-cli and nal-bench as processes)"
+    run_pass test-pass-2 --filter NALCLITests
+    echo "== quick mode: every test ran once over the default transport. Left out: the transport suites again over"
+    echo "   CurlTransport and from its thread, the big transfers (1 GiB, resumes, call storms), the benchmarks'"
+    echo "   allocation gate and the small variants of the memory, loopback, listener, transfer and scale measurements."
+    echo "   scripts/test.sh without --quick runs them all, as CI does."
+    exit 0
+fi
 
 echo "== the transport suites again, against CurlTransport (NAL_TEST_TRANSPORT=curl)"
 NAL_TEST_TRANSPORT=curl swift test --skip-build --filter "$TRANSPORT_SUITES" \

@@ -19,6 +19,9 @@ struct Measurement: Codable {
     /// For a scenario gated above its reference: its allocations per op minus the reference's, counted in the same
     /// interleaved batches. This is what its threshold bounds.
     var mallocsAboveReference: Double? = nil
+    /// How far this scenario's allocation count may move without a change of code (Foundation-bound scenarios);
+    /// `nil` for none. A/B reports (scripts/bench-ab.sh) read it as `--compare` reads the scenario's.
+    var allocationTolerance: Double? = nil
     /// For a NAL scenario: the median over rounds of (this scenario's time ÷ the reference's time in that round),
     /// by reference name.
     var ratios: [String: Double] = [:]
@@ -82,6 +85,7 @@ enum Runner {
                     p25: percentile(sorted, 0.25), p50: percentile(sorted, 0.5), p75: percentile(sorted, 0.75),
                     p90: percentile(sorted, 0.9), p99: percentile(sorted, 0.99),
                     mallocsPerOp: mallocs[index]))
+            if benchmark.allocationTolerance > 0 { results[index].allocationTolerance = benchmark.allocationTolerance }
         }
         for index in group.indices.dropFirst() {
             results[0].ratios[group[index].name] = percentile(roundRatios[index].sorted(), 0.5)

@@ -242,6 +242,21 @@ struct BenchBaselineTests {
         #expect(rows.last?.contains("allocations") == true && !rows.contains { $0.contains(" time ") })
     }
 
+    @Test("a scenario's stated allocation tolerance is in its JSON, for bench-ab's verdicts; none is absent")
+    func allocationToleranceInJSON() async throws {
+        let result = try await bench([
+            "--filter", "^(cache\\.hit\\.directory\\.disk|cache\\.hit\\.memory)$", "--format", "json",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        let measurements = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
+        let tolerances = Dictionary(
+            measurements.map { ($0["name"] as? String ?? "", $0["allocationTolerance"] as? Double) },
+            uniquingKeysWith: { first, _ in first })
+        #expect(tolerances["cache.hit.directory.disk"] == 3)
+        #expect(tolerances["cache.hit.memory"] == .some(nil))
+    }
+
     @Test("every field a baseline file prints reaches the terminal without its escape sequences")
     func hostileFields() async throws {
         let path = try await saveBaseline("^prepare\\.plain$")

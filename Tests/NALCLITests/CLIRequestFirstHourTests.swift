@@ -143,6 +143,12 @@ struct CLIRequestFirstHourTests {
         #expect(lines.contains("    X-Odd: a\\u{1B}[31mb"), "\(lines)")
         #expect(!result.standardError.contains("\\n"))
         #expect(!result.standardError.contains("s3cret"))
+        // Each entry starts with its UTC time of day, to the millisecond.
+        let stamped = lines.filter { $0.contains(" notice ") }
+        #expect(stamped.count == 2)
+        for line in stamped {
+            #expect(line.wholeMatch(of: /\d\d:[0-5]\d:[0-5]\d\.\d{3} notice (request|response) .*/) != nil, "\(line)")
+        }
         #expect(!result.standardError.contains("\u{1B}"))
         #expect(
             lines.contains { $0.hasSuffix(" notice request → GET \(Self.fault)/status/200?header=X-Odd:a%1B%5B31mb") })

@@ -8,7 +8,9 @@ rounds of the per-round ratio head / base of the median times, a distribution-fr
 median (order statistics of the ratios, as the sign test gives it; its exact confidence is printed, at least 95 %
 from 6 rounds on), and the median allocations per op of each side. Verdicts:
   ▲ slower / ▼ faster   the whole interval lies beyond 1 ± tolerance
-  ▲ allocates more / ▼ fewer   the median allocations differ by half an allocation per op or more
+  ▲ allocates more / ▼ fewer   the median allocations differ by half an allocation per op or more beyond the
+                        scenario's stated allocation tolerance (`allocationTolerance` in its JSON; 0 for most), as
+                        `nal-bench --compare` reads a baseline
   n/a                   fewer rounds than a 95 % interval needs (6): no time verdict
   ≈ unchanged           anything else
 Exit 1 when any scenario is slower or allocates more, else 0; 2 on usage errors and on runs that are not
@@ -52,7 +54,7 @@ def load(directory):
                 refuse(f"{path}: a measurement without a name")
             if not number(measurement.get("p50")) or measurement["p50"] <= 0:
                 refuse(f"{path}: {measurement['name']}: p50 must be a finite time above 0")
-            for key in ("mallocsPerOp", "mallocsAboveReference"):
+            for key in ("mallocsPerOp", "mallocsAboveReference", "allocationTolerance"):
                 if measurement.get(key) is not None and not number(measurement[key]):
                     refuse(f"{path}: {measurement['name']}: {key} must be a finite number")
             if not measurement.get("isReference"):
@@ -115,10 +117,13 @@ def compare(base, head, tolerance):
             row["base_allocations"] = statistics.median(base_allocations)
             row["head_allocations"] = statistics.median(head_allocations)
             difference = row["head_allocations"] - row["base_allocations"]
-            # Counts repeat exactly but for a few Foundation-bound scenarios, which vary by under half a count.
-            if difference >= 0.5:
+            # Counts repeat exactly but for a few Foundation-bound scenarios, which state how far theirs vary; half a
+            # count more is what a median of exact counts can differ by without a change.
+            allowance = max((m.get("allocationTolerance") or 0) for m in base[name] + head[name]) + 0.5
+            row["allocation_tolerance"] = allowance - 0.5
+            if difference >= allowance:
                 verdicts.append("▲ allocates more")
-            elif difference <= -0.5:
+            elif difference <= -allowance:
                 verdicts.append("▼ allocates less")
         row["verdict"] = ", ".join(verdicts) or "≈ unchanged"
         rows.append(row)
@@ -140,7 +145,8 @@ def markdown(rows, base_label, head_label, rounds, tolerance):
         f"A/B of `{base_label}` (base) and `{head_label}` (head): {rounds} interleaved rounds of `nal-bench --quick`,"
         f" one machine. Base and head are median times; change is the median of per-round ratios head / base, with"
         f" a distribution-free interval of at least {confidence} confidence; a verdict on time needs the whole"
-        f" interval beyond ±{tolerance:.0%}, on allocations a difference of half an allocation per op or more. With many scenarios,"
+        f" interval beyond ±{tolerance:.0%}, on allocations a difference of half an allocation per op or more beyond the"
+        f" scenario's stated allocation tolerance, if any. With many scenarios,"
         f" expect an occasional interval that misses 1 by chance: the tolerance is there for that.",
         "",
         "| scenario | base | head | median ratio | interval | allocations base → head | verdict |",
@@ -172,20 +178,25 @@ def self_test():
             with open(os.path.join(directory, f"round-{index}.json"), "w") as file:
                 json.dump(measurements, file)
 
-    def measurement(name, p50, mallocs=10.0):
-        return {"name": name, "isReference": False, "p50": p50, "mallocsPerOp": mallocs}
+    def measurement(name, p50, mallocs=10.0, tolerance=None):
+        entry = {"name": name, "isReference": False, "p50": p50, "mallocsPerOp": mallocs}
+        if tolerance is not None:
+            entry["allocationTolerance"] = tolerance
+        return entry
 
     noise = [1.0, 1.04, 0.97, 1.02, 0.99, 1.03]
     with tempfile.TemporaryDirectory() as folder:
         base, head = os.path.join(folder, "base"), os.path.join(folder, "head")
         rounds(base, [[measurement("same", 100 * n), measurement("slower", 100 * n), measurement("alloc", 100),
-                       measurement("gone", 100)] for n in noise])
+                       measurement("gone", 100), measurement("tolerated", 100, 120.0, 3),
+                       measurement("past", 100, 120.0, 3)] for n in noise])
         rounds(head, [[measurement("same", 100 * n), measurement("slower", 200 * n), measurement("alloc", 100, 11.0),
-                       measurement("added", 100)] for n in reversed(noise)])
+                       measurement("added", 100), measurement("tolerated", 100, 123.0, 3),
+                       measurement("past", 100, 124.0, 3)] for n in reversed(noise)])
         rows = {row["scenario"]: row for row in compare(load(base)[0], load(head)[0], 0.10)}
     failures = []
     expect = {"same": "≈ unchanged", "slower": "▲ slower", "alloc": "▲ allocates more", "gone": "only in base",
-              "added": "only in head"}
+              "added": "only in head", "tolerated": "≈ unchanged", "past": "▲ allocates more"}
     for name, verdict in expect.items():
         if rows.get(name, {}).get("verdict") != verdict:
             failures.append(f"{name}: expected {verdict!r}, got {rows.get(name, {}).get('verdict')!r}")

@@ -88,8 +88,9 @@ extension RequestCommand {
 
     /// A timeout in the CLI's words: the option that sets the limit, not the library's field.
     static func timeoutMessage(_ failure: TimeoutFailure) -> String {
-        let seconds = DisplayText.seconds(failure.seconds)
-        let url = DisplayText.url(failure.url)
+        let value = failure.seconds
+        let seconds = (value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)) + " s"
+        let url = shown(failure.url)
         return switch failure.limit {
         case .idle:
             "The request to \(url) timed out: nothing was sent or received for \(seconds). Raise --timeout, or check "
@@ -98,6 +99,11 @@ extension RequestCommand {
             "The request to \(url) timed out: it did not complete within \(seconds). Raise --max-time, or check the "
                 + "server."
         }
+    }
+
+    /// A URL as a message shows it: secrets redacted, as every URL NAL prints.
+    static func shown(_ url: URL?) -> String {
+        url.map { SensitiveData.current.redacting(url: $0.absoluteString) } ?? "an unknown URL"
     }
 
     /// Shows what went wrong and returns curl's exit code for it.
@@ -112,7 +118,7 @@ extension RequestCommand {
             return ExitCode.timeout
         case .responseTooLarge(let limit, let url):
             terminal.err(
-                "Error: The response from \(DisplayText.url(url)) is larger than \(limit) bytes, the most kept in "
+                "Error: The response from \(shown(url)) is larger than \(limit) bytes, the most kept in "
                     + "memory; save it to a file with -o or -O, or print it as it arrives with --stream.")
             return ExitCode.failure
         case .invalidRequest:

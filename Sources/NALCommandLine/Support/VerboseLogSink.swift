@@ -13,11 +13,20 @@ struct VerboseLogSink: LogSink {
 
     /// `12:00:01.250 info request → GET https://…`, then the entry's further lines indented under it.
     static func format(_ entry: LogEntry) -> String {
-        let stamp = TimestampFormatter.iso8601(entry.timestamp)
-        let time = stamp.split(separator: "T").last.map { String($0.dropLast()) } ?? stamp
+        let time = clockTime(entry.timestamp)
         let lines = entry.message.split(separator: "\n", omittingEmptySubsequences: false).map { visible($0) }
         let head = "\(time) \(entry.level) \(entry.category) \(lines.first ?? "")"
         return ([head] + lines.dropFirst().map { "  " + $0 }).joined(separator: "\n")
+    }
+
+    /// `12:00:01.250`: the UTC time of day of `timestamp` (seconds since 1970), to the millisecond.
+    static func clockTime(_ timestamp: Double) -> String {
+        guard timestamp.isFinite, timestamp >= 0, timestamp < 1e12 else { return "--:--:--.---" }
+        let milliseconds = Int64((timestamp * 1000).rounded(.down)) % 86_400_000
+        let parts = [milliseconds / 3_600_000, milliseconds / 60_000 % 60, milliseconds / 1000 % 60]
+        let clock = parts.map { $0 < 10 ? "0\($0)" : "\($0)" }.joined(separator: ":")
+        let fraction = milliseconds % 1000
+        return clock + "." + (fraction < 10 ? "00" : fraction < 100 ? "0" : "") + "\(fraction)"
     }
 
     /// `line` with every control character but a tab written as `\u{1B}`.

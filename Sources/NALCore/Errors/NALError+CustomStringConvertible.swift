@@ -191,7 +191,7 @@ package enum DisplayText {
     }
 
     /// `0.5 s`, `2 s`.
-    package static func seconds(_ value: Double) -> String {
+    static func seconds(_ value: Double) -> String {
         (value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)) + " s"
     }
 }

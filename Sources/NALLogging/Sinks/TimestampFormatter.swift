@@ -5,8 +5,8 @@
 #endif
 
 /// `2026-11-21T19:55:57.123Z`, built without `DateFormatter` (which allocates and locks).
-package enum TimestampFormatter {
-    package static func iso8601(_ timestamp: Double) -> String {
+enum TimestampFormatter {
+    static func iso8601(_ timestamp: Double) -> String {
         var seconds = time_t(timestamp.rounded(.down))
         let milliseconds = Int((timestamp - timestamp.rounded(.down)) * 1000)
         var parts = tm()
