@@ -12,14 +12,16 @@ cd "$(dirname "$0")/.."
 
 # Module folder: the NALCore package types its module may use.
 declare -A allowed=(
-    # Nothing: middleware sees requests, responses and streamed bodies through public API only.
-    [Sources/NALMiddleware]=""
+    # Middleware sees requests, responses and streamed bodies through public API only. SettingClamp: a bad numeric
+    # setting of an initialiser is clamped and warned about the same way in every module.
+    [Sources/NALMiddleware]="SettingClamp"
     # StubSessionSeam, StubSessionProtocol: the stub server inside URLSessionTransport's session (the seam).
     # DownloadJob, ProgressReporter, MultipartEncoder, FileAccess: StubTransport is a second Transport and runs
     # stubbed downloads, uploads and progress through the same machinery as URLSessionTransport, so that a stubbed
     # transfer behaves as a real one. DisplayText: URLs in messages, shortened and redacted as NALCore shows them.
-    # DeadlineTimer: a stubbed request's timeouts, on a timer whose cancellation frees it at once.
-    [Sources/NALStubbing]="StubSessionSeam StubSessionProtocol DownloadJob ProgressReporter MultipartEncoder FileAccess DisplayText DeadlineTimer"
+    # DeadlineTimer: a stubbed request's timeouts, on a timer whose cancellation frees it at once. SettingClamp: a bad
+    # numeric setting of an initialiser or factory is clamped and warned about as in NALCore.
+    [Sources/NALStubbing]="StubSessionSeam StubSessionProtocol DownloadJob ProgressReporter MultipartEncoder FileAccess DisplayText DeadlineTimer SettingClamp"
     # Nothing: the command line uses the modules' public API, as a user's program would.
     [Sources/NALCommandLine]=""
     # Nothing: the executable only calls NALCommandLine.

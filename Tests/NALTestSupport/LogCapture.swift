@@ -30,6 +30,21 @@ package enum LogCapture {
     }
 }
 
+extension LogCapture {
+    /// Runs `body` with logs captured, exclusively; returns its value and the warnings NAL logged about settings it
+    /// clamped (`Type setting value is below …; using …`). Tests in parallel may log such warnings too, so a test
+    /// picks values no other uses and filters by them.
+    package static func settingWarnings<T>(_ body: () async throws -> T) async throws -> (T, [String]) {
+        try await capture("dev.nal=debug") { sink in
+            let value = try await body()
+            let warnings = sink.entries(level: .error, subsystem: Logger.nalSubsystem).map(\.message).filter {
+                $0.contains("; using ")
+            }
+            return (value, warnings)
+        }
+    }
+}
+
 /// A lock that suspends instead of blocking a thread, so waiting tests don't starve Swift's cooperative pool.
 final class AsyncLock: Sendable {
     private struct State: Sendable {

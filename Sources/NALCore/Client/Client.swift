@@ -192,6 +192,7 @@ public final class Client<Service: RemoteService>: Sendable {
         let prepared = try endpoint.preparedRequest()
         try RequestOptions.validate(options.timeout, setting: "RequestOptions.timeout")
         try RequestOptions.validate(options.totalTimeout, setting: "RequestOptions.totalTimeout")
+        try RequestOptions.validate(size: options.maximumResponseSize, setting: "RequestOptions.maximumResponseSize")
         var preparedRequest = prepared.request
         if let timeout = options.timeout { preparedRequest.timeoutInterval = timeout }
         for (name, value) in call.headers { try preparedRequest.setValidatedHeader(value, forName: name) }

@@ -119,6 +119,8 @@ extension InvalidRequestReason: CustomStringConvertible {
         case .invalidTimeout(let setting, let value):
             "the \(setting) is \(value); a timeout must be a finite number of seconds greater than 0 and at most "
                 + "\(Int(RequestOptions.maximumTimeout)) (7 days)."
+        case .invalidSizeLimit(let setting, let value):
+            "the \(setting) is \(value); a size limit must be a number of bytes, 0 or more."
         case .unsupportedScheme(let scheme):
             "the scheme '\(DisplayText.capped(scheme.debugEscaped))' cannot be sent; URLSessionTransport sends http "
                 + "and https."

@@ -100,6 +100,8 @@ public enum InvalidRequestReason: Sendable, Equatable {
     /// A timeout is not a finite number of seconds in `0 < value <= RequestOptions.maximumTimeout`.
     /// `setting` names where it came from, for example `endpoint timeout` or `RequestOptions.totalTimeout`.
     case invalidTimeout(setting: String, value: Double)
+    /// A size limit of one call is negative; `setting` names it, for example `RequestOptions.maximumResponseSize`.
+    case invalidSizeLimit(setting: String, value: Int)
     /// The URL's scheme cannot be sent by this transport; `URLSessionTransport` sends `http` and `https`.
     case unsupportedScheme(String)
     /// A custom HTTP method is empty or contains a character that is not allowed in an HTTP token.

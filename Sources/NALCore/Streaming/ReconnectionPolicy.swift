@@ -22,16 +22,31 @@ public struct ReconnectionPolicy: Sendable, Equatable {
     /// limit.
     public var maximumAttempts: Int?
 
-    /// Creates a policy.
+    /// Creates a policy. A value out of its range is brought to the nearest one in it, with a warning.
+    ///
+    /// - Parameters:
+    ///   - initialDelay: the wait when the server has not set one; from `minimumDelay` to a year.
+    ///   - maximumDelay: the longest wait; from `initialDelay` to a year.
+    ///   - multiplier: how much longer each wait is than the last; from 1 to 1,000 (NaN counts as 1).
+    ///   - maximumAttempts: how many reconnections in a row may deliver no event; 0 or more, or `nil` for no limit.
+    ///   - minimumDelay: the shortest wait; from 0 to a year.
     public init(
         initialDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(30), multiplier: Double = 2,
         maximumAttempts: Int? = nil, minimumDelay: Duration = .milliseconds(100)
     ) {
-        self.minimumDelay = max(.zero, minimumDelay)
-        self.initialDelay = max(self.minimumDelay, initialDelay)
-        self.maximumDelay = max(self.initialDelay, maximumDelay)
-        self.multiplier = multiplier.isFinite ? min(1000, max(1, multiplier)) : 1
-        self.maximumAttempts = maximumAttempts.map { max(0, $0) }
+        let log = CoreLog.request
+        let longest = Self.longestDelay
+        self.minimumDelay = SettingClamp.clamp(
+            minimumDelay, to: .zero...longest, "ReconnectionPolicy minimumDelay", log: log)
+        self.initialDelay = SettingClamp.clamp(
+            initialDelay, to: self.minimumDelay...longest, "ReconnectionPolicy initialDelay", log: log)
+        self.maximumDelay = SettingClamp.clamp(
+            maximumDelay, to: self.initialDelay...longest, "ReconnectionPolicy maximumDelay", log: log)
+        self.multiplier = SettingClamp.clamp(
+            multiplier, to: 1...1000, ifNaN: 1, "ReconnectionPolicy multiplier", log: log)
+        self.maximumAttempts = maximumAttempts.map {
+            SettingClamp.clamp($0, atLeast: 0, "ReconnectionPolicy maximumAttempts", log: log)
+        }
     }
 
     /// 1 s, doubling while attempts fail, at most 30 s, for ever: a long-lived feed that outlives outages.
@@ -60,7 +75,7 @@ public struct ReconnectionPolicy: Sendable, Equatable {
     /// connections in 8 s).
     public static let reconnectionFloor: Duration = .milliseconds(100)
     /// The longest wait, whatever the policy says: a year, well within what `Task.sleep` can take.
-    static let longestDelay: Duration = .seconds(365 * 24 * 3600)
+    static let longestDelay = SettingClamp.longestWait
 }
 
 extension Duration {

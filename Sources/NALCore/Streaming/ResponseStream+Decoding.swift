@@ -7,8 +7,14 @@ extension ResponseStream {
     public var lines: LineSequence { LineSequence(stream: self, maximumLineLength: Self.defaultMaximumLineLength) }
 
     /// The body as lines, with a bound on a line's length in bytes.
+    ///
+    /// - Parameter maximumLineLength: the longest line, in bytes; at least 1. A smaller value is raised to 1, with a
+    ///   warning.
     public func lines(maximumLineLength: Int) -> LineSequence {
-        LineSequence(stream: self, maximumLineLength: maximumLineLength)
+        LineSequence(
+            stream: self,
+            maximumLineLength: SettingClamp.clamp(
+                maximumLineLength, atLeast: 1, "ResponseStream.lines maximumLineLength", log: CoreLog.request))
     }
 
     /// The default bound on one line: 8 MiB.
@@ -22,11 +28,19 @@ extension ResponseStream {
     /// The body as JSON lines (NDJSON): one value per line, decoded with `decoder`; empty lines are skipped. A line
     /// that does not decode ends the stream with `NALError.decoding`, whose response holds that line and whose
     /// `line` is its number.
+    ///
+    /// - Parameters:
+    ///   - type: the type of each line's value.
+    ///   - decoder: decodes each line.
+    ///   - maximumLineLength: the longest line, in bytes; at least 1. A smaller value is raised to 1, with a
+    ///     warning.
     public func jsonLines<Value: Decodable>(
         of type: Value.Type, decoder: JSONDecoder = JSONDecoder(),
         maximumLineLength: Int = ResponseStream.defaultMaximumLineLength
     ) -> JSONLineSequence<Value> {
-        JSONLineSequence(lines: lines(maximumLineLength: maximumLineLength), decoder: decoder)
+        let length = SettingClamp.clamp(
+            maximumLineLength, atLeast: 1, "ResponseStream.jsonLines maximumLineLength", log: CoreLog.request)
+        return JSONLineSequence(lines: LineSequence(stream: self, maximumLineLength: length), decoder: decoder)
     }
 
     /// The most bytes of a refused body kept in an error.

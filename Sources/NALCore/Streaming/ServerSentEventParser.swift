@@ -48,8 +48,14 @@ public struct ServerSentEventParser: Sendable {
 
     /// Creates a parser; `lastEventID` resumes a stream read before (after a restart, say): it is the ID events
     /// carry until the stream sets one.
+    ///
+    /// - Parameters:
+    ///   - maximumEventSize: the bound for one line and for one event's data, in bytes; at least 1. A smaller value
+    ///     is raised to 1, with a warning.
+    ///   - lastEventID: the ID events carry until the stream sets one.
     public init(maximumEventSize: Int = ServerSentEventParser.defaultMaximumEventSize, lastEventID: String = "") {
-        self.maximumEventSize = max(1, maximumEventSize)
+        self.maximumEventSize = SettingClamp.clamp(
+            maximumEventSize, atLeast: 1, "ServerSentEventParser maximumEventSize", log: CoreLog.request)
         lines = LineSplitter(maximumLineLength: self.maximumEventSize)
         self.lastEventID = lastEventID
         idBuffer = lastEventID

@@ -48,17 +48,22 @@ public final class StreamedBody: Sendable {
     /// A body and the writer that fills it; `highWater` bounds the bytes that wait for the consumer in memory.
     ///
     /// - Parameters:
-    ///   - highWater: the bytes that may wait in memory. A producer that can wait checks `Writer.isFull` and calls
-    ///     `Writer.awaitCapacity()`, so that the network slows down to the consumer's pace.
+    ///   - highWater: the bytes that may wait in memory; at least 1 (a smaller value is raised to 1, with a
+    ///     warning). A producer that can wait checks `Writer.isFull` and calls `Writer.awaitCapacity()`, so that the
+    ///     network slows down to the consumer's pace.
     ///   - spillsToDisk: for producers that cannot wait, such as callbacks on a thread that other transfers share
     ///     (URLSession's): chunks past the bound go to an unnamed temporary file, in order, until the consumer
     ///     catches up. Memory stays bounded; the disk holds what the consumer lags behind.
-    ///   - maximumSpilled: the most bytes the temporary file may hold; past it the body fails with
-    ///     `responseTooLarge` instead of filling the disk.
+    ///   - maximumSpilled: the most bytes the temporary file may hold, 0 or more (a negative value is raised to 0,
+    ///     with a warning); past it the body fails with `responseTooLarge` instead of filling the disk.
     public static func makeStream(
         highWater: Int = defaultHighWater, spillsToDisk: Bool = false, maximumSpilled: Int64 = defaultMaximumSpilled
     ) -> (body: StreamedBody, writer: Writer) {
-        let channel = BodyChannel(highWater: highWater, spillsToDisk: spillsToDisk, maximumSpilled: maximumSpilled)
+        let channel = BodyChannel(
+            highWater: SettingClamp.clamp(highWater, atLeast: 1, "StreamedBody highWater", log: CoreLog.request),
+            spillsToDisk: spillsToDisk,
+            maximumSpilled: SettingClamp.clamp(
+                maximumSpilled, atLeast: 0, "StreamedBody maximumSpilled", log: CoreLog.request))
         return (StreamedBody(channel: channel), Writer(channel: channel))
     }
 

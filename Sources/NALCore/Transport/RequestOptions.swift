@@ -13,7 +13,8 @@ public struct RequestOptions: Sendable {
     /// middleware and retries included, must end within it.
     public var totalTimeout: TimeInterval?
     /// The most bytes of body to keep in memory for this call, overriding the transport's limit; keep it below what
-    /// the process may use, as that limit's documentation says.
+    /// the process may use, as that limit's documentation says. 0 or more: a negative value fails the call with
+    /// `InvalidRequestReason.invalidSizeLimit`.
     public var maximumResponseSize: Int?
 
     /// Creates options; `nil` keeps the endpoint's or transport's setting.
@@ -30,5 +31,11 @@ public struct RequestOptions: Sendable {
         guard value.isFinite, value > 0, value <= maximumTimeout else {
             throw .invalidRequest(.invalidTimeout(setting: setting, value: value))
         }
+    }
+
+    /// Throws `InvalidRequestReason.invalidSizeLimit` unless `value` is `nil` or a number of bytes, 0 or more.
+    static func validate(size value: Int?, setting: String) throws(NALError) {
+        guard let value, value < 0 else { return }
+        throw .invalidRequest(.invalidSizeLimit(setting: setting, value: value))
     }
 }

@@ -38,7 +38,7 @@ public final class AccessTokenMiddleware: Middleware {
     public typealias TokenProvider = @Sendable (any RemoteService) async throws -> String
 
     private let token: TokenProvider
-    private let refresher: TokenRefresher?
+    let refresher: TokenRefresher?
     private let needsRefresh: @Sendable (Response) -> Bool
 
     /// The default `refreshCooldown`: 5 seconds.
@@ -49,7 +49,8 @@ public final class AccessTokenMiddleware: Middleware {
     /// - Parameters:
     ///   - token: the current token for an endpoint; called again after every refresh.
     ///   - refresh: renews the token, for example with a refresh token; `nil` never refreshes.
-    ///   - refreshCooldown: how long after a failed refresh no other starts.
+    ///   - refreshCooldown: how long after a failed refresh no other starts; 0 or more (a negative value is raised
+    ///     to 0, with a warning).
     ///   - needsRefresh: whether a response means the token has expired; by default a 401.
     public init(
         token: @escaping TokenProvider,
@@ -58,7 +59,9 @@ public final class AccessTokenMiddleware: Middleware {
         needsRefresh: @escaping @Sendable (Response) -> Bool = { $0.statusCode == 401 }
     ) {
         self.token = token
-        refresher = refresh.map { TokenRefresher(cooldown: refreshCooldown, refresh: $0) }
+        let cooldown = SettingClamp.clamp(
+            refreshCooldown, atLeast: .zero, "AccessTokenMiddleware refreshCooldown", log: MiddlewareLog.middleware)
+        refresher = refresh.map { TokenRefresher(cooldown: cooldown, refresh: $0) }
         self.needsRefresh = needsRefresh
     }
 
@@ -96,7 +99,8 @@ public final class AccessTokenMiddleware: Middleware {
         } catch let failure as TokenRefresher.Failure {
             throw NALError.tokenRefreshFailed(underlying: failure.underlying, response: response)
         }
-        let replayContext = context.forAttempt(context.attempt + 1)
+        // Saturating: a context may come with any attempt number, `Int.max` included.
+        let replayContext = context.forAttempt(context.attempt == .max ? .max : context.attempt + 1)
         let replay = try await next(
             try await authorized(request, scheme: scheme, context: replayContext), replayContext)
         if needsRefresh(replay) {

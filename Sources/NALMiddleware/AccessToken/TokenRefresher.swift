@@ -32,7 +32,7 @@ final class TokenRefresher: Sendable {
 
     private let state = Locked(State())
     private let refresh: @Sendable () async throws -> Void
-    private let cooldown: Duration
+    let cooldown: Duration
 
     init(cooldown: Duration, refresh: @escaping @Sendable () async throws -> Void) {
         self.cooldown = cooldown

@@ -33,7 +33,8 @@ public struct LoggingMiddleware: Middleware {
 
     /// What each entry shows.
     public var options: Options
-    /// The most body bytes shown.
+    /// The most body bytes shown; 0 or more. The initialiser raises a negative value to 0, with a warning; one set
+    /// later shows no body.
     public var maximumBodyBytes: Int
     /// The level entries are written at.
     public var level: LogLevel
@@ -55,7 +56,8 @@ public struct LoggingMiddleware: Middleware {
         formatter: @escaping Formatter = LoggingMiddleware.defaultFormatter
     ) {
         self.options = options
-        self.maximumBodyBytes = maximumBodyBytes
+        self.maximumBodyBytes = SettingClamp.clamp(
+            maximumBodyBytes, atLeast: 0, "LoggingMiddleware maximumBodyBytes", log: MiddlewareLog.middleware)
         self.level = level
         self.formatter = formatter
     }

@@ -48,7 +48,17 @@ public struct RetryMiddleware: Middleware {
     /// The idempotent methods of RFC 9110 §9.2.2.
     public static let idempotentMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, .trace]
 
-    /// Creates the middleware.
+    /// Creates the middleware. A value out of its range is brought to the nearest one in it, with a warning.
+    ///
+    /// - Parameters:
+    ///   - maxAttempts: attempts in all, the first included; at least 1.
+    ///   - retryableStatusCodes: status codes that are retried.
+    ///   - retryableErrorCodes: `URLError` codes of transport failures that are retried.
+    ///   - retriesIdleTimeouts: whether a call that hit its idle timeout is retried.
+    ///   - retryableMethods: methods that are retried.
+    ///   - baseDelay: the backoff's first step; from 0 to a day.
+    ///   - maximumDelay: the longest backoff; from 0 to a day.
+    ///   - maximumRetryAfter: the longest wait a `Retry-After` header may ask for; 0 or more.
     public init(
         maxAttempts: Int = 3,
         retryableStatusCodes: Set<Int> = RetryMiddleware.defaultStatusCodes,
@@ -59,14 +69,18 @@ public struct RetryMiddleware: Middleware {
         maximumDelay: Duration = .seconds(10),
         maximumRetryAfter: Duration = .seconds(60)
     ) {
-        self.maxAttempts = max(1, maxAttempts)
+        let log = MiddlewareLog.middleware
+        self.maxAttempts = SettingClamp.clamp(maxAttempts, atLeast: 1, "RetryMiddleware maxAttempts", log: log)
         self.retryableStatusCodes = retryableStatusCodes
         self.retryableErrorCodes = retryableErrorCodes
         self.retriesIdleTimeouts = retriesIdleTimeouts
         self.retryableMethods = retryableMethods
-        self.baseDelay = baseDelay
-        self.maximumDelay = maximumDelay
-        self.maximumRetryAfter = maximumRetryAfter
+        self.baseDelay = SettingClamp.clamp(
+            baseDelay, to: .zero...Self.longestBackoff, "RetryMiddleware baseDelay", log: log)
+        self.maximumDelay = SettingClamp.clamp(
+            maximumDelay, to: .zero...Self.longestBackoff, "RetryMiddleware maximumDelay", log: log)
+        self.maximumRetryAfter = SettingClamp.clamp(
+            maximumRetryAfter, atLeast: .zero, "RetryMiddleware maximumRetryAfter", log: log)
     }
 
     /// Sends the request, and again after a wait while the outcome is retryable and attempts remain.
@@ -77,7 +91,9 @@ public struct RetryMiddleware: Middleware {
         let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
         var attempt = 1
         while true {
-            let attemptContext = context.forAttempt(context.attempt + attempt - 1)
+            // Saturating: a context may come with any attempt number, `Int.max` included.
+            let (number, overflow) = context.attempt.addingReportingOverflow(attempt - 1)
+            let attemptContext = context.forAttempt(overflow ? .max : number)
             let outcome: Result<Response, NALError>
             do {
                 outcome = .success(try await next(request, attemptContext))
@@ -143,7 +159,8 @@ public struct RetryMiddleware: Middleware {
     /// uniformly random between 0 and the exponential step, capped at `maximumDelay` (and at a day, whatever it
     /// says). Negative settings count as zero; nothing here can overflow.
     func backoff(before next: Int) -> Duration {
-        let exponent = Int64(min(max(next - 2, 0), 30))
+        // Compared before subtracting: `next - 2` would overflow for `Int.min`.
+        let exponent = next <= 2 ? 0 : Int64(min(next - 2, 30))
         let base = Self.nanoseconds(baseDelay)
         let step = base > Self.dayInNanoseconds >> exponent ? Self.dayInNanoseconds : base << exponent
         let capped = min(step, Self.nanoseconds(maximumDelay), Self.dayInNanoseconds)
@@ -151,6 +168,8 @@ public struct RetryMiddleware: Middleware {
     }
 
     private static let dayInNanoseconds: Int64 = 86_400 * 1_000_000_000
+    /// The longest backoff step: a day.
+    private static let longestBackoff: Duration = .seconds(86_400)
 
     /// A duration in nanoseconds, from 0 to a day.
     private static func nanoseconds(_ duration: Duration) -> Int64 {

@@ -104,7 +104,8 @@ struct StubPlayback: Sendable {
     /// Waits out the delay; throws `.network` or `.custom` when the stub is an error.
     func waitForStart() async throws(Failure) {
         if let delay = response.delay {
-            do { try await Task.sleep(for: delay) } catch { throw .cancelled }
+            // `delay` is a public var and may hold anything; `Task.sleep` traps on centuries.
+            do { try await Task.sleep(for: SettingClamp.sleepable(delay)) } catch { throw .cancelled }
         }
         if let error = response.error { throw .custom(error) }
         if let failure = response.failure { throw .network(failure) }
@@ -125,7 +126,7 @@ struct StubPlayback: Sendable {
             guard let (next, endsPiece) = try source.next(min(chunk, remaining)) else { break }
             if Task.isCancelled { throw .cancelled }
             if pieceEnded, let interval = response.chunkInterval, interval > .zero {
-                do { try await Task.sleep(for: interval) } catch { throw .cancelled }
+                do { try await Task.sleep(for: SettingClamp.sleepable(interval)) } catch { throw .cancelled }
             }
             pieceEnded = endsPiece
             if let bytesPerSecond = response.bytesPerSecond {

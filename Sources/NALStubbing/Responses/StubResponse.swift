@@ -1,5 +1,6 @@
 public import Foundation
 public import NALCore
+import NALLogging
 import NALSupport
 
 /// What a stub answers: a status, headers and a body, or a network error, with optional latency, bandwidth and
@@ -108,6 +109,7 @@ public struct StubResponse: Sendable {
 
     /// A streamed body: each chunk is sent on its own, `interval` after the one before, with no `Content-Length`.
     /// A client streaming it (`Client.stream(_:)`) gets each chunk as it is sent; one that is not gets the whole body.
+    /// `interval` is from 0 to a year; a value outside is brought to the nearer end, with a warning.
     ///
     /// ```swift
     /// stubs.stub(.export, with: .stream([Data("{\"n\":1}\n".utf8), Data("{\"n\":2}\n".utf8)], interval: .milliseconds(50)))
@@ -118,7 +120,8 @@ public struct StubResponse: Sendable {
     ) -> StubResponse {
         var response = StubResponse(status: status, headers: headers)
         response.body = .chunks(chunks)
-        response.chunkInterval = interval
+        response.chunkInterval = SettingClamp.clamp(
+            interval, to: .zero...SettingClamp.longestWait, "StubResponse.stream interval", log: Self.log)
         return response
     }
 
@@ -167,23 +170,30 @@ public struct StubResponse: Sendable {
     }
 
     /// Why this response cannot be delivered as it is, or `nil`: a status outside 100...599 on a response that is
-    /// not an error.
+    /// not an error. Such a status is refused, not clamped like the other settings: the stub is reported when it is
+    /// registered and its call fails with `badServerResponse` (the socket listener answers 500), so a test that
+    /// wrote 700 by mistake fails visibly instead of passing with a status it never asked for; `HTTPURLResponse`
+    /// itself takes any number.
     var statusProblem: String? {
         guard failure == nil, error == nil, !(100...599).contains(status) else { return nil }
         return "has the status \(status), which is not an HTTP status (100 to 599)"
     }
 
-    /// This response after a wait.
+    /// This response after a wait of `delay`: from 0 to a year; a value outside is brought to the nearer end, with a
+    /// warning.
     public func delayed(by delay: Duration) -> StubResponse {
         var copy = self
-        copy.delay = delay
+        copy.delay = SettingClamp.clamp(
+            delay, to: .zero...SettingClamp.longestWait, "StubResponse.delayed delay", log: Self.log)
         return copy
     }
 
-    /// This response with its body delivered at `bytesPerSecond`, in chunks, so that progress shows.
+    /// This response with its body delivered at `bytesPerSecond`, in chunks, so that progress shows. At least 1; a
+    /// smaller value is raised to 1, with a warning.
     public func throttled(bytesPerSecond: Int) -> StubResponse {
         var copy = self
-        copy.bytesPerSecond = max(1, bytesPerSecond)
+        copy.bytesPerSecond = SettingClamp.clamp(
+            bytesPerSecond, atLeast: 1, "StubResponse.throttled bytesPerSecond", log: Self.log)
         return copy
     }
 
@@ -192,12 +202,15 @@ public struct StubResponse: Sendable {
         throttled(bytesPerSecond: speed.bytesPerSecond)
     }
 
-    /// This response cut after `bytes` bytes of body, then a lost connection.
+    /// This response cut after `bytes` bytes of body, then a lost connection. At least 0; a negative value is
+    /// raised to 0, with a warning.
     public func truncated(after bytes: Int) -> StubResponse {
         var copy = self
-        copy.truncationPoint = max(0, bytes)
+        copy.truncationPoint = SettingClamp.clamp(bytes, atLeast: 0, "StubResponse.truncated after", log: Self.log)
         return copy
     }
+
+    private static var log: Logger { Logger(nal: .stubbing) }
 
     /// Whether the response can be handed over at once: in memory, without a delay, a speed limit or a failure.
     var isReadyAtOnce: Bool {

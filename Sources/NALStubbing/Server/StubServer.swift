@@ -92,8 +92,10 @@ public final class StubServer: Sendable {
     ///   - cassette: with `.passThrough` (or `ignore(_:)`), a HAR file that records, redacted, every request that
     ///     went to the network and its response; for apps that use URLSession directly (see `RecordingTransport`
     ///     for the rest).
-    ///   - journalCapacity: how many requests `requests` keeps.
-    ///   - journaledBodyLimit: the largest body `requests` keeps whole.
+    ///   - journalCapacity: how many requests `requests` keeps; 0 or more (a negative value is raised to 0, with a
+    ///     warning).
+    ///   - journaledBodyLimit: the largest body `requests` keeps whole; 0 or more (a negative value is raised to 0,
+    ///     with a warning).
     public init(
         unmatched: UnmatchedPolicy = .fail, recordingTo cassette: URL? = nil,
         journalCapacity: Int = StubServer.defaultJournalCapacity,
@@ -101,9 +103,12 @@ public final class StubServer: Sendable {
     ) {
         unmatchedPolicy = unmatched
         recorder = cassette.map { Cassette.shared(file: $0) }
-        self.journalCapacity = max(0, journalCapacity)
-        self.journaledBodyLimit = max(0, journaledBodyLimit)
-        state = Locked(State(journal: StubJournal(capacity: journalCapacity, bodyLimit: journaledBodyLimit)))
+        self.journalCapacity = SettingClamp.clamp(
+            journalCapacity, atLeast: 0, "StubServer journalCapacity", log: Self.log)
+        self.journaledBodyLimit = SettingClamp.clamp(
+            journaledBodyLimit, atLeast: 0, "StubServer journaledBodyLimit", log: Self.log)
+        state = Locked(
+            State(journal: StubJournal(capacity: self.journalCapacity, bodyLimit: self.journaledBodyLimit)))
         slots = Locked(Slots())
     }
 

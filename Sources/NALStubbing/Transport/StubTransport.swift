@@ -46,9 +46,12 @@ public final class StubTransport<Service: RemoteService>: Transport {
     ///   - behavior: how to answer targets without registered responses.
     ///   - realTransport: where `.never` sends requests; `DefaultTransport.make()` by default.
     ///   - redirectPolicy: whether stubbed redirects are followed, as `URLSessionTransport` does.
-    ///   - maximumResponseSize: the in-memory limit for a body, as `URLSessionTransport`'s.
-    ///   - journalCapacity: how many requests `requests` keeps (the oldest are dropped).
-    ///   - journaledBodyLimit: the largest body `journal` keeps whole; a larger one is kept as its SHA-256.
+    ///   - maximumResponseSize: the in-memory limit for a body, as `URLSessionTransport`'s; 0 or more.
+    ///   - journalCapacity: how many requests `requests` keeps (the oldest are dropped); 0 or more.
+    ///   - journaledBodyLimit: the largest body `journal` keeps whole; a larger one is kept as its SHA-256. 0 or
+    ///     more.
+    ///
+    /// A negative size or capacity is raised to 0, with a warning.
     public init(
         _ behavior: StubBehavior<Service>,
         realTransport: any Transport = DefaultTransport.make(),
@@ -60,8 +63,14 @@ public final class StubTransport<Service: RemoteService>: Transport {
         self.behavior = behavior
         self.realTransport = realTransport
         self.redirectPolicy = redirectPolicy
-        self.maximumResponseSize = maximumResponseSize
-        journalEntries = Locked(StubJournal(capacity: journalCapacity, bodyLimit: journaledBodyLimit))
+        self.maximumResponseSize = SettingClamp.clamp(
+            maximumResponseSize, atLeast: 0, "StubTransport maximumResponseSize", log: Self.log)
+        journalEntries = Locked(
+            StubJournal(
+                capacity: SettingClamp.clamp(
+                    journalCapacity, atLeast: 0, "StubTransport journalCapacity", log: Self.log),
+                bodyLimit: SettingClamp.clamp(
+                    journaledBodyLimit, atLeast: 0, "StubTransport journaledBodyLimit", log: Self.log)))
     }
 
     /// The requests this transport was sent, oldest first (redirects included), at most `journalCapacity`; a body

@@ -95,7 +95,9 @@
 
         /// The most transfers of `origin` in libcurl at once (see the type's comment).
         func limit(of origin: Origin) -> Int {
-            origin.isSecure ? connectionsPerHost * 100 : connectionsPerHost
+            guard origin.isSecure else { return connectionsPerHost }
+            // Saturating: `maximumConnectionsPerHost` may be as large as `Int.max`.
+            return connectionsPerHost > Int.max / 100 ? Int.max : connectionsPerHost * 100
         }
 
         /// How many calls of `origin` hold a slot.

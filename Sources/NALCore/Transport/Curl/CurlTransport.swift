@@ -70,12 +70,16 @@
         /// Creates a transport and its event-loop thread.
         ///
         /// - Parameters:
-        ///   - maximumResponseSize: the most bytes of body kept in memory (see the property).
+        ///   - maximumResponseSize: the most bytes of body kept in memory (see the property); 0 or more. A negative
+        ///     value is raised to 0 (only empty bodies are kept), with a warning.
         ///   - redirectPolicy: which redirects are followed.
-        ///   - idleTimeout: the idle timeout of a call whose caller chose none, in seconds.
-        ///   - maximumConnectionsPerHost: the most connections open at once to one host (at least 1).
+        ///   - idleTimeout: the idle timeout of a call whose caller chose none, in seconds: more than 0, at most
+        ///     `RequestOptions.maximumTimeout`; anything else throws (see below).
+        ///   - maximumConnectionsPerHost: the most connections open at once to one host; at least 1. A smaller value
+        ///     is raised to 1 (libcurl would read 0 as no limit), with a warning.
         ///   - cookieStorage: where cookies are kept; `nil`, the default, keeps none.
-        ///   - multipartMemoryThreshold: the size up to which a multipart body of in-memory parts is built in memory.
+        ///   - multipartMemoryThreshold: the size up to which a multipart body of in-memory parts is built in memory;
+        ///     0 or more. A negative value is raised to 0 (every multipart body streams), with a warning.
         ///   - certificateAuthorities: a PEM file of the certificate authorities to trust instead of the system's:
         ///     the same as `tls: TLSConfiguration(trustRoots: .pemFile(file))`, kept for code written before `tls`.
         ///     Give one or the other.
@@ -110,13 +114,16 @@
             }
             checkedTLS = try tls.checked()
             self.tls = tls
-            self.maximumResponseSize = maximumResponseSize
+            self.maximumResponseSize = SettingClamp.clamp(
+                maximumResponseSize, atLeast: 0, "CurlTransport maximumResponseSize", log: CoreLog.request)
             self.redirectPolicy = redirectPolicy
             self.idleTimeout = idleTimeout
             // libcurl reads 0 as "no limit".
-            self.maximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
+            self.maximumConnectionsPerHost = SettingClamp.clamp(
+                maximumConnectionsPerHost, atLeast: 1, "CurlTransport maximumConnectionsPerHost", log: CoreLog.request)
             self.cookieStorage = cookieStorage
-            self.multipartMemoryThreshold = multipartMemoryThreshold
+            self.multipartMemoryThreshold = SettingClamp.clamp(
+                multipartMemoryThreshold, atLeast: 0, "CurlTransport multipartMemoryThreshold", log: CoreLog.request)
             loop = try CurlEventLoop(maximumConnectionsPerHost: self.maximumConnectionsPerHost)
         }
 

@@ -55,14 +55,24 @@ public final class URLSessionTransport: Transport {
     public static let defaultMultipartMemoryThreshold = 10 << 20
 
     /// Creates a transport with its own session.
+    ///
+    /// - Parameters:
+    ///   - configuration: the session's configuration, copied.
+    ///   - maximumResponseSize: the most bytes of body kept in memory (see the property); 0 or more. A negative
+    ///     value is raised to 0 (only empty bodies are kept), with a warning.
+    ///   - redirectPolicy: which redirects are followed.
+    ///   - multipartMemoryThreshold: the size up to which a multipart body of in-memory parts is built in memory; 0
+    ///     or more. A negative value is raised to 0 (every multipart body streams), with a warning.
     public init(
         configuration: URLSessionConfiguration = .default,
         maximumResponseSize: Int = URLSessionTransport.defaultMaximumResponseSize,
         redirectPolicy: RedirectPolicy = .follow,
         multipartMemoryThreshold: Int = URLSessionTransport.defaultMultipartMemoryThreshold
     ) {
-        self.maximumResponseSize = maximumResponseSize
-        self.multipartMemoryThreshold = multipartMemoryThreshold
+        self.maximumResponseSize = SettingClamp.clamp(
+            maximumResponseSize, atLeast: 0, "URLSessionTransport maximumResponseSize", log: CoreLog.request)
+        self.multipartMemoryThreshold = SettingClamp.clamp(
+            multipartMemoryThreshold, atLeast: 0, "URLSessionTransport multipartMemoryThreshold", log: CoreLog.request)
         self.redirectPolicy = redirectPolicy
         let own = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         #if canImport(FoundationNetworking)
