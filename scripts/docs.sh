@@ -4,7 +4,7 @@
 # each other's symbols; warnings are errors.
 #
 #   scripts/docs.sh                  build all four catalogs (what CI runs)
-#   scripts/docs.sh --serve [PORT]   build, then serve .build/docs on http://127.0.0.1:PORT (8000 by default)
+#   scripts/docs.sh --serve [PORT]   build, then serve .build/docs/site on http://127.0.0.1:PORT (8000 by default)
 #
 # The catalogs are Sources/<Module>/<Module>.docc. Their Swift snippets are tested code: DocumentationSyncTests
 # compares each with a `// Docs: begin` region of the test suite.
@@ -72,6 +72,6 @@ echo '<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0
 echo "One site: $OUT/site/documentation/index.html (the landing page), with every module under it"
 
 if (( serve )); then
-    echo "Serving $OUT on http://127.0.0.1:$port/ (Ctrl-C stops)"
+    echo "Serving $OUT/site on http://127.0.0.1:$port/ (Ctrl-C stops)"
     exec python3 -m http.server "$port" --bind 127.0.0.1 --directory "$OUT/site"
 fi

@@ -3,9 +3,10 @@
 # raw-socket fault server in scripts/fault_server.py), then the allocation gate of the benchmarks. This is the
 # README's test command, and what CI (.ci/run) runs.
 #
-#   scripts/test.sh --quick   proves a checkout works: every unit, integration and CLI test once, over the default
-#                             transport; leaves out the reruns over CurlTransport and from its thread, the big
-#                             transfers (1 GiB), and the benchmark gates and measurements (it says so at the end)
+#   scripts/test.sh --quick   proves a checkout works: every unit, integration and CLI test once (the integration
+#                             suites over URLSessionTransport, the tests' default), and the transport suites once
+#                             over CurlTransport, Linux's default; leaves out the rerun from CurlTransport's thread,
+#                             the big transfers (1 GiB), and the benchmark gates and measurements (it says so)
 #   NAL_SKIP_BENCH=1     skip the release build and allocation gate while iterating locally
 #   NAL_HTTPBIN_URL=...  use an httpbin that is already running instead of starting one
 #   NAL_FAULT_URL=...    use a fault server that is already running instead of starting one
@@ -91,11 +92,14 @@ echo "== tests"
 run_pass test-pass-1 --skip NALCLITests
 
 if (( quick )); then
+    echo "== the transport suites over CurlTransport, the transport a Linux client uses by default"
+    NAL_TEST_TRANSPORT=curl run_pass test-pass-curl --filter "$TRANSPORT_SUITES"
     echo "== command-line tests (nal-cli and nal-bench as processes)"
     run_pass test-pass-2 --filter NALCLITests
-    echo "== quick mode: every test ran once over the default transport. Left out: the transport suites again over"
-    echo "   CurlTransport and from its thread, the big transfers (1 GiB, resumes, call storms), the benchmarks'"
-    echo "   allocation gate and the small variants of the memory, loopback, listener, transfer and scale measurements."
+    echo "== quick mode: every test ran once (the integration suites over URLSessionTransport, the tests' default),"
+    echo "   and the transport suites over CurlTransport. Left out: the transport suites from CurlTransport's own"
+    echo "   thread, the big transfers (1 GiB, resumes, call storms), the benchmarks' allocation gate and the small"
+    echo "   variants of the memory, loopback, listener, transfer and scale measurements."
     echo "   scripts/test.sh without --quick runs them all, as CI does."
     exit 0
 fi

@@ -10,10 +10,14 @@ package enum CLI {
 
     static let usage = "nal-cli <subcommand>"
 
-    static var help: String {
-        """
+    static let overview = """
         OVERVIEW: NAL, a network abstraction layer for Swift: describe an API as an enum of endpoints, call it with \
         async/await, and test it against stubs.
+        """
+
+    static var help: String {
+        """
+        \(HelpText.wrapped(overview))
 
         USAGE: \(usage)
 

@@ -34,6 +34,13 @@ struct MockerShortFormsTests {
         #expect(response.string() == "<p>hi</p>")
     }
 
+    @Test("a StubTransport of one service answers an Endpoint that wraps its target as that target (MultiTarget)")
+    func stubAnswersWrappedTarget() async throws {
+        let stubs = StubTransport<GitHub>(.custom { target in .string("custom \(target.path)") })
+        let client = Client<Endpoint>(transport: stubs)
+        #expect(try await client.request(Endpoint(GitHub.zen)).string() == "custom zen")
+    }
+
     @Test("fileExtension matches the last segment's extension in any letter case, and nothing else")
     func fileExtension() throws {
         let images = RequestMatcher.fileExtension("png", "jpg")
@@ -44,6 +51,10 @@ struct MockerShortFormsTests {
             #expect(!images.matches(try Self.request(path)), "\(path)")
         }
         #expect(!RequestMatcher.fileExtension().matches(try Self.request("/x.png")))
+        // Mocker's own spelling with the dot works; an empty extension matches nothing, not every path ending in ".".
+        #expect(RequestMatcher.fileExtension(".png").matches(try Self.request("/x.png")))
+        #expect(!RequestMatcher.fileExtension("").matches(try Self.request("/x.")))
+        #expect(!RequestMatcher.fileExtension(".").matches(try Self.request("/x.")))
         // A dot in an extension is a dot, not any character.
         #expect(RequestMatcher.fileExtension("tar.gz").matches(try Self.request("/a.tar.gz")))
         #expect(!RequestMatcher.fileExtension("tar.gz").matches(try Self.request("/a.tarxgz")))

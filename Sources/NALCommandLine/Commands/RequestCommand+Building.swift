@@ -17,12 +17,16 @@ extension RequestCommand {
         guard let url = URL(string: arguments.positionals[1]), let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https", url.host != nil
         else {
-            throw UsageError(message: "'\(arguments.positionals[1])' is not an absolute http or https URL")
+            let shown = SensitiveData.current.redacting(url: arguments.positionals[1])
+            throw UsageError(message: "'\(TerminalText.visible(shown))' is not an absolute http or https URL")
         }
         var headers: [String: String] = [:]
         for header in arguments.all("header") {
             guard let colon = header.firstIndex(of: ":") else {
-                throw UsageError(message: "the header '\(header)' is not 'Name: value'")
+                // Only its first word: the rest may be a secret typed without its colon.
+                let start = header.prefix { $0 != " " }.prefix(40)
+                throw UsageError(
+                    message: "the header '\(TerminalText.visible(start))…' has no ':'; write it as 'Name: value'")
             }
             headers[header[..<colon].trimmingCharacters(in: .whitespaces)] =
                 header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
@@ -112,6 +116,11 @@ extension RequestCommand {
         guard decimal, let value = TimeInterval(text), value.isFinite, value > 0 else {
             throw UsageError(message: "--\(option) takes a decimal number of seconds greater than 0, not '\(text)'")
         }
+        guard value <= RequestOptions.maximumTimeout else {
+            throw UsageError(
+                message:
+                    "--\(option) takes at most \(Int(RequestOptions.maximumTimeout)) seconds (7 days), not '\(text)'")
+        }
         return value
     }
 
@@ -137,13 +146,12 @@ extension RequestCommand {
         // Outermost, so that the log and a recording show it.
         middleware.insert(
             DefaultHeadersMiddleware(userAgent: userAgent, acceptLanguage: nil, acceptEncoding: nil), at: 0)
+        guard arguments.value("stubs") == nil || arguments.value("transport") == nil else {
+            throw UsageError(message: "--stubs answers through its own URLSession; it cannot be used with --transport")
+        }
         var transport = try chosenTransport(arguments)
         var stubs: StubServer?
         if let directory = arguments.value("stubs") {
-            guard arguments.value("transport") == nil else {
-                throw UsageError(
-                    message: "--stubs answers through its own URLSession; it cannot be used with --transport")
-            }
             let server = StubServer()
             stubs = server
             try FixtureTools.load(

@@ -1,10 +1,12 @@
 import Foundation
+import NALCore
 
-/// Where `-o`, `-O` and `--output-dir` save a body, as curl reads them.
+/// Where `-o`, `-O` and `--output-dir` save a body: as curl reads them, and `-o dir/`, which curl refuses (exit 23),
+/// saves in `dir` under the URL's file name.
 extension RequestCommand {
     /// The file a download is saved to, or `nil` when the body goes to standard output. `-o file` names it (in
-    /// `--output-dir` when relative); `-o dir/`, or `-o` naming an existing directory, and `-O` save under the URL's
-    /// last path segment.
+    /// `--output-dir` when relative); `-o dir/` and `-O` save under the URL's last path segment. `-o` naming an
+    /// existing directory without the slash is refused, where curl would fail to write.
     static func downloadFile(_ arguments: ParsedArguments, url: URL) throws(UsageError) -> URL? {
         let directory = arguments.value("output-dir").map { URL(fileURLWithPath: $0, isDirectory: true) }
         if let output = arguments.value("output") {
@@ -12,13 +14,14 @@ extension RequestCommand {
                 throw UsageError(message: "-o and -O both name the file; give one of them")
             }
             if writesToStandardOutput(output) { return nil }
+            guard !output.isEmpty else { throw UsageError(message: "--output takes a file name, '-' or a directory") }
             let named = URL(fileURLWithPath: output, relativeTo: output.hasPrefix("/") ? nil : directory)
+            if output.hasSuffix("/") { return named.appendingPathComponent(try remoteName(of: url)) }
             var isDirectory: ObjCBool = false
-            if output.hasSuffix("/")
-                || (FileManager.default.fileExists(atPath: named.path, isDirectory: &isDirectory)
-                    && isDirectory.boolValue)
-            {
-                return named.appendingPathComponent(try remoteName(of: url))
+            if FileManager.default.fileExists(atPath: named.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                // curl fails here (exit 23); saving inside it is asked for with a trailing slash.
+                let shown = TerminalText.visible(output)
+                throw UsageError(message: "'\(shown)' is a directory; write '\(shown)/' to save in it")
             }
             return named
         }
@@ -38,8 +41,10 @@ extension RequestCommand {
         let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? ""
         let name = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
         guard !name.isEmpty, name != ".", name != ".." else {
+            let shown = SensitiveData.current.redacting(url: url.absoluteString)
             throw UsageError(
-                message: "the URL '\(url.absoluteString)' has no file name to save under; name the file with -o")
+                message:
+                    "the URL '\(TerminalText.visible(shown))' has no file name to save under; name the file with -o")
         }
         return name
     }

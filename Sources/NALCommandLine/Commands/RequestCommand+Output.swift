@@ -54,7 +54,9 @@ extension RequestCommand {
     static func showHead(_ response: Response, arguments: ParsedArguments, terminal: Terminal) {
         guard arguments.has("include") else { return }
         terminal.out(terminal.bold(statusLine(of: response)))
-        for header in response.headers { terminal.out("\(terminal.bold(header.name)): \(header.value)") }
+        for header in response.headers {
+            terminal.out("\(terminal.bold(TerminalText.visible(header.name))): \(TerminalText.visible(header.value))")
+        }
         terminal.out("")
     }
 

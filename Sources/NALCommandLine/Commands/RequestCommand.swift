@@ -108,7 +108,7 @@ package enum RequestCommand: Command {
             return ExitCode.failure
         }
         if arguments.has("stream") || arguments.has("sse") {
-            guard arguments.value("output") == nil, !arguments.has("remote-name") else {
+            guard arguments.value("output").map(writesToStandardOutput) ?? true, !arguments.has("remote-name") else {
                 throw UsageError(
                     message: "--stream and --sse print to standard output; they cannot be used with --output")
             }

@@ -26,7 +26,7 @@ extension Command {
 
     /// The help text, laid out as swift-argument-parser lays it out.
     static var help: String {
-        var sections = ["OVERVIEW: \(abstract)"]
+        var sections = [HelpText.wrapped("OVERVIEW: \(abstract)")]
         if !discussion.isEmpty { sections.append(HelpText.wrapped(discussion)) }
         sections.append("USAGE: \(usage)")
         if !arguments.isEmpty {
@@ -50,7 +50,7 @@ enum HelpText {
     static let width = 80
 
     /// `text` with each of its lines wrapped at spaces to at most `width` columns; a word longer than that stays whole.
-    static func wrapped(_ text: String) -> String {
+    static func wrapped(_ text: String, width: Int = width) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             var lines: [String] = []
             var current = ""
@@ -66,13 +66,14 @@ enum HelpText {
         }.joined(separator: "\n")
     }
 
-    /// `  name                      help`, the help wrapped under its column.
+    /// `  name                      help`, the help wrapped under its column to `width`.
     static func row(_ name: String, _ help: String) -> String {
         let lead = "  " + name
         let padding =
             lead.count < column
             ? String(repeating: " ", count: column - lead.count) : "\n" + String(repeating: " ", count: column)
-        return lead + padding + help.replacingOccurrences(of: "\n", with: "\n" + String(repeating: " ", count: column))
+        let lines = wrapped(help.replacingOccurrences(of: "\n", with: " "), width: width - column)
+        return lead + padding + lines.replacingOccurrences(of: "\n", with: "\n" + String(repeating: " ", count: column))
     }
 }
 

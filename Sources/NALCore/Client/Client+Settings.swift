@@ -1,8 +1,10 @@
 public import Dispatch
 
 extension Client {
-    /// Everything a client does with a call besides sending it. Every initialiser (`Client(transport:)`,
-    /// `Client(stubbing:)`, `Client(middleware:)`) builds one, so a setting added here reaches them all.
+    /// Everything a client does with a call besides sending it, in one value that several clients can share. Every
+    /// initialiser (`Client(transport:)`, `Client(stubbing:)`, `Client(middleware:)`) takes one (`settings:`) or
+    /// builds one from its parameters; a test reads the public API to check that each parameter list names every
+    /// setting held here.
     ///
     /// ```swift
     /// let settings = Client<GitHub>.Settings(deduplicatesRequests: true, callbackQueue: .global())

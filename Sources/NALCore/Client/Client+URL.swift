@@ -21,8 +21,8 @@ extension Client where Service == Endpoint {
     ///   - headers: header fields to send.
     ///   - validation: which status codes succeed; any other throws `NALError.unacceptableStatusCode`.
     ///   - options: timeouts and the in-memory limit for this call.
-    /// - Throws: `NALError.invalidRequest(.invalidURL)` for text that is not a URL, and every error a call can end
-    ///   with.
+    /// - Throws: `NALError.invalidRequest` for text that is not an absolute http or https URL (`.invalidURL`,
+    ///   `.unsupportedScheme`, `.baseURLMissingScheme`, `.baseURLMissingHost`), and every error a call can end with.
     public func request(
         _ url: String, method: HTTPMethod = .get, requestType: RequestType = .plain, headers: [String: String]? = nil,
         validation: RequestValidation = .successCodes, options: RequestOptions = RequestOptions()
@@ -36,11 +36,11 @@ extension Client where Service == Endpoint {
     /// the value at `keyPath` (`"data.items"`).
     public func request<Value: Decodable>(
         _ url: String, method: HTTPMethod = .get, requestType: RequestType = .plain, headers: [String: String]? = nil,
-        as type: Value.Type, atKeyPath keyPath: String? = nil, using decoder: JSONDecoder = JSONDecoder(),
-        options: RequestOptions = RequestOptions()
+        validation: RequestValidation = .successCodes, as type: Value.Type, atKeyPath keyPath: String? = nil,
+        using decoder: JSONDecoder = JSONDecoder(), options: RequestOptions = RequestOptions()
     ) async throws(NALError) -> Value {
         let endpoint = try Self.endpoint(
-            url, method: method, requestType: requestType, headers: headers, validation: .successCodes)
+            url, method: method, requestType: requestType, headers: headers, validation: validation)
         return try await request(endpoint, as: type, atKeyPath: keyPath, using: decoder, options: options)
     }
 
@@ -51,6 +51,10 @@ extension Client where Service == Endpoint {
     ) throws(NALError) -> Endpoint {
         guard let parsed = URL(string: url) else {
             throw .invalidRequest(.invalidURL(url))
+        }
+        // Refused here, before middleware and stubs see it, as the transports would refuse it.
+        guard let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw .invalidRequest(.unsupportedScheme(parsed.scheme ?? ""))
         }
         return Endpoint(url: parsed, method: method, requestType: requestType, headers: headers, validation: validation)
     }

@@ -179,9 +179,7 @@ public final class Client<Service: RemoteService>: Sendable {
     /// `Type.case` without associated values: payloads can hold secrets (`.login(password:)`), so logs never
     /// show them.
     package static func name(of target: Service) -> String {
-        let caseName = String(describing: target).prefix { $0 != "(" }
-        let typeName = String(describing: Service.self)
-        return caseName == typeName ? typeName : "\(typeName).\(caseName)"
+        target.loggableName
     }
 
     private func perform(

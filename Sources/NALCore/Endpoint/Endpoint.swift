@@ -14,8 +14,13 @@ import NALSupport
 /// })
 /// ```
 public struct Endpoint: RemoteService {
-    /// See `RemoteService.baseURL`.
-    public var baseURL: URL
+    /// See `RemoteService.baseURL`. Pointing it at another origin (scheme, host or port) forgets `target`: what the
+    /// target authorised (an access token) belongs to its own origin, not to wherever the copy now goes.
+    public var baseURL: URL {
+        didSet {
+            if target != nil, !Self.sameOrigin(oldValue, baseURL) { target = nil }
+        }
+    }
     /// See `RemoteService.path`.
     public var path: String
     /// See `RemoteService.method`.
@@ -35,14 +40,14 @@ public struct Endpoint: RemoteService {
     /// See `RemoteService.cachePolicy`.
     public var cachePolicy: URLRequest.CachePolicy?
     /// The service this endpoint was copied from (`Endpoint(GitHub.zen)` keeps `GitHub.zen`; a copy of a copy keeps
-    /// the first), or `nil` for one made from a URL. Middleware reads it through `RemoteService.originalTarget`, so
+    /// the first), or `nil` for one made from a URL and its copies. Middleware reads it through `RemoteService.originalTarget`, so
     /// one `Client<Endpoint>` can call several service types (Moya's `MultiTarget`) and an access token middleware
-    /// still sees `GitHub`.
-    public let target: (any RemoteService)?
+    /// still sees `GitHub`. It is forgotten when `baseURL` moves to another origin.
+    public private(set) var target: (any RemoteService)?
 
     /// Copies every property of `service`, and keeps `service` as `target`.
     public init(_ service: some RemoteService) {
-        target = (service as? Endpoint).map { $0.target ?? $0 } ?? service
+        if let endpoint = service as? Endpoint { target = endpoint.target } else { target = service }
         baseURL = service.baseURL
         path = service.path
         method = service.method
@@ -75,6 +80,12 @@ public struct Endpoint: RemoteService {
         target = nil
     }
 
+    /// Whether two URLs share scheme, host and port, in any letter case.
+    private static func sameOrigin(_ one: URL, _ other: URL) -> Bool {
+        one.scheme?.lowercased() == other.scheme?.lowercased() && one.host?.lowercased() == other.host?.lowercased()
+            && one.port == other.port
+    }
+
     /// This endpoint with `headers` added. A new header replaces an existing one whose name matches in any letter
     /// case, since header names are case-insensitive: `adding(headers: ["authorization": "NEW"])` replaces
     /// `Authorization`.
@@ -100,8 +111,8 @@ public struct Endpoint: RemoteService {
 }
 
 extension RemoteService {
-    /// The service a call is for: an `Endpoint`'s `target` when it has one, else this service itself (Moya's
-    /// `rawTarget`). Middleware that decides by the caller's type (`as? AccessTokenAuthorizable`) asks this.
+    /// The service a call is for: an `Endpoint`'s `target` when it has one, else this service itself (what Moya's
+    /// `MultiTarget.target` gives). Middleware that decides by the caller's type (`as? AccessTokenAuthorizable`) asks this.
     public var originalTarget: any RemoteService {
         (self as? Endpoint)?.target ?? self
     }

@@ -1,8 +1,7 @@
-public import NALCore
-
 extension LoggingMiddleware {
     /// One log entry before it is written, as a `Formatter` gets it: every secret already redacted (URL, headers,
-    /// bodies), bodies cut to `maximumBodyBytes`. Parts that `options` leaves out are `nil` or empty.
+    /// bodies), bodies cut to `maximumBodyBytes`, and the target named without its payload. Parts that `options`
+    /// leaves out are `nil` or empty.
     public struct Entry: Sendable {
         /// What the entry reports.
         public enum Kind: Sendable, Equatable {
@@ -18,8 +17,9 @@ extension LoggingMiddleware {
 
         /// What the entry reports.
         public var kind: Kind
-        /// The caller's target, as passed to `Client.request` (Moya's `target` in `NetworkLoggerPlugin`).
-        public var endpoint: any RemoteService
+        /// The call's target as `Type.case` (`GitHub.userProfile`), without its associated values, which may hold
+        /// secrets; for an `Endpoint` that wraps one, the wrapped target's (Moya's `target` in `NetworkLoggerPlugin`).
+        public var target: String
         /// The request's method.
         public var method: String
         /// The request's URL, redacted.
@@ -37,19 +37,20 @@ extension LoggingMiddleware {
         public var curlCommand: String?
         /// How long the response took (with `.timing`), or the streamed body.
         public var duration: Duration?
-        /// The bytes of body received, for `.response` and `.streamEnded`.
+        /// The bytes of body received, for `.response` (0 for a streamed response, whose body follows) and
+        /// `.streamEnded`.
         public var byteCount: Int64?
         /// What went wrong, for `.failure` and a `.streamEnded` that failed.
         public var error: String?
 
         /// Creates an entry; the middleware does, and a test of a formatter may.
         public init(
-            kind: Kind, endpoint: any RemoteService, method: String, url: String, attempt: Int = 1,
+            kind: Kind, target: String, method: String, url: String, attempt: Int = 1,
             statusCode: Int? = nil, headers: [(name: String, value: String)] = [], body: String? = nil,
             curlCommand: String? = nil, duration: Duration? = nil, byteCount: Int64? = nil, error: String? = nil
         ) {
             self.kind = kind
-            self.endpoint = endpoint
+            self.target = target
             self.method = method
             self.url = url
             self.attempt = attempt

@@ -5,9 +5,10 @@
 #endif
 
 extension LoggingMiddleware {
-    /// Turns an entry into the text that is logged: Moya's `NetworkLoggerPlugin.Configuration.Formatter`. Where the
-    /// text goes (standard error, a file, the system log) is NALLogging's sinks' business, not the formatter's.
-    public typealias Formatter = @Sendable (Entry) -> String
+    /// Turns an entry into the text that is logged, or `nil` to log nothing for it: Moya's
+    /// `NetworkLoggerPlugin.Configuration.Formatter`. Where the text goes (standard error, a file, the system log) is
+    /// NALLogging's sinks' business, not the formatter's.
+    public typealias Formatter = @Sendable (Entry) -> String?
 
     /// NAL's own layout:
     ///

@@ -93,7 +93,8 @@ public struct LoggingMiddleware: Middleware {
     }
 
     private func log(_ logger: Logger, _ entry: Entry) {
-        logger.log(level: level, "\(formatter(entry), privacy: .public)")
+        guard let text = formatter(entry) else { return }
+        logger.log(level: level, "\(text, privacy: .public)")
     }
 
     /// A streamed body is logged twice: its head when it arrives, and its size and duration when it ends.
@@ -115,7 +116,7 @@ public struct LoggingMiddleware: Middleware {
         _ kind: Entry.Kind, for request: URLRequest, context: TransportContext, _ sensitive: SensitiveData
     ) -> Entry {
         Entry(
-            kind: kind, endpoint: context.endpoint.originalTarget, method: request.httpMethod ?? "GET",
+            kind: kind, target: context.endpoint.originalTarget.loggableName, method: request.httpMethod ?? "GET",
             url: url(request.url, sensitive), attempt: context.attempt)
     }
 

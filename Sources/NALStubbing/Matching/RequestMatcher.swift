@@ -77,10 +77,12 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
         RequestMatcher(node: .condition(.pathRegex(pattern, PathPattern(pattern))))
     }
     /// A path whose last segment ends in one of `extensions`, in any letter case: `.fileExtension("png", "jpg")`
-    /// matches `/avatars/ada.PNG` (Mocker's `fileExtensions`). Give extensions without the dot.
+    /// matches `/avatars/ada.PNG` (Mocker's `fileExtensions`). A leading dot is dropped (`".png"` is `"png"`), as
+    /// Mocker drops it; an empty extension matches nothing.
     public static func fileExtension(_ extensions: String...) -> RequestMatcher {
-        let alternatives = extensions.map { NSRegularExpression.escapedPattern(for: $0) }.joined(separator: "|")
-        return pathRegex(extensions.isEmpty ? "(?!)" : "(?i)\\.(\(alternatives))$")
+        let names = extensions.map { $0.hasPrefix(".") ? String($0.dropFirst()) : $0 }.filter { !$0.isEmpty }
+        let alternatives = names.map { NSRegularExpression.escapedPattern(for: $0) }.joined(separator: "|")
+        return pathRegex(names.isEmpty ? "(?!)" : "(?i)\\.(\(alternatives))$")
     }
 
     /// A query that holds at least these items, unescaped. An item without `=` (`?flag`) has the value `""` here;

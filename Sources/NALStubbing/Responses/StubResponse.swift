@@ -118,10 +118,17 @@ public struct StubResponse: Sendable {
         _ chunks: [Data], interval: Duration = .zero, status: Int = 200,
         headers: [String: String] = ["Content-Type": "application/octet-stream"]
     ) -> StubResponse {
+        chunked(chunks, interval: interval, status: status, headers: headers, setting: "StubResponse.stream interval")
+    }
+
+    /// `chunks` sent `interval` apart; `setting` names the interval in the warning for one out of range.
+    private static func chunked(
+        _ chunks: [Data], interval: Duration, status: Int, headers: [String: String], setting: String
+    ) -> StubResponse {
         var response = StubResponse(status: status, headers: headers)
         response.body = .chunks(chunks)
         response.chunkInterval = SettingClamp.clamp(
-            interval, to: .zero...SettingClamp.longestWait, "StubResponse.stream interval", log: Self.log)
+            interval, to: .zero...SettingClamp.longestWait, setting, log: Self.log)
         return response
     }
 
@@ -134,9 +141,10 @@ public struct StubResponse: Sendable {
     public static func events(
         _ events: [ServerSentEvent], interval: Duration = .zero, status: Int = 200
     ) -> StubResponse {
-        stream(
+        chunked(
             events.map { Data($0.encoded.utf8) }, interval: interval, status: status,
-            headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache"])
+            headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache"],
+            setting: "StubResponse.events interval")
     }
 
     /// A network failure with this code, as URLSession reports it.

@@ -250,7 +250,10 @@ public final class StubTransport<Service: RemoteService>: Transport {
         case .immediate: return StubResponse(body: testData)
         case .delayed(let delay): return StubResponse(body: testData).delayed(by: delay)
         case .custom(let answer):
-            guard let target = context.endpoint as? Service else { return StubResponse(body: testData) }
+            // An Endpoint that wraps a target (Moya's MultiTarget) is answered as that target.
+            guard let target = (context.endpoint as? Service) ?? (context.endpoint.originalTarget as? Service) else {
+                return StubResponse(body: testData)
+            }
             return answer(target)
         }
     }

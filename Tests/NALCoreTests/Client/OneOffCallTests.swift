@@ -94,5 +94,13 @@ struct OneOffCallTests {
         let plain = Endpoint(url: try #require(URL(string: "https://api.example.com/x")))
         #expect(plain.target == nil)
         #expect(plain.originalTarget is Endpoint)
+        #expect(Endpoint(plain).target == nil)
+        // Another path on the same origin keeps the target; another port, host or scheme forgets it.
+        var moved = Endpoint(original)
+        moved.path = "elsewhere"
+        moved.baseURL = try #require(URL(string: "https://API.example.com/v2"))
+        #expect(moved.target != nil)
+        moved.baseURL = try #require(URL(string: "https://api.example.com:8443/v1"))
+        #expect(moved.target == nil)
     }
 }

@@ -51,7 +51,7 @@ struct LoggingMiddlewareFormatterTests {
         try #require(entries.count == 2)
         let request = entries[0]
         #expect(request.kind == .request)
-        #expect((request.endpoint as? TestEndpoint)?.path == "login")
+        #expect(request.target == "TestEndpoint")
         #expect(request.url == "https://api.example.com/v1/login")
         #expect(request.attempt == 1)
         #expect(request.headers.first { $0.name == "Authorization" }?.value == "Bearer <redacted>")
@@ -86,6 +86,17 @@ struct LoggingMiddlewareFormatterTests {
         #expect(entries.last?.byteCount == 2)
     }
 
+    @Test("a formatter that returns nil logs nothing for that entry")
+    func nilSkips() async throws {
+        let logging = LoggingMiddleware(options: []) { entry in entry.kind == .request ? nil : "only \(entry.kind)" }
+        try await LogCapture.capture("dev.nal=notice,*=off") { sink in
+            _ = try await Client<TestEndpoint>(middleware: [logging], transport: MemoryTransport(body: Data("{}".utf8)))
+                .request(Self.endpoint)
+            #expect(sink.messages(subsystem: "dev.nal", category: "request").isEmpty)
+            #expect(sink.messages(subsystem: "dev.nal", category: "response") == ["only response"])
+        }
+    }
+
     @Test("a failure reaches the formatter as .failure with its error")
     func failureEntry() async throws {
         let seen = Locked<[LoggingMiddleware.Entry]>([])
@@ -112,17 +123,17 @@ struct LoggingMiddlewareFormatterTests {
     @Test("the default formatter lays an entry out as NAL always has")
     func defaultLayout() {
         let request = LoggingMiddleware.Entry(
-            kind: .request, endpoint: TestEndpoint(), method: "GET", url: "https://a.example/x", attempt: 2,
+            kind: .request, target: "TestEndpoint", method: "GET", url: "https://a.example/x", attempt: 2,
             headers: [("Accept", "*/*")], body: "(no body)", curlCommand: "curl https://a.example/x")
         #expect(
             LoggingMiddleware.defaultFormatter(request)
                 == "→ GET https://a.example/x (attempt 2)\n  Accept: */*\n  (no body)\ncurl https://a.example/x")
         let response = LoggingMiddleware.Entry(
-            kind: .response, endpoint: TestEndpoint(), method: "GET", url: "https://a.example/x", statusCode: 404,
+            kind: .response, target: "TestEndpoint", method: "GET", url: "https://a.example/x", statusCode: 404,
             duration: .milliseconds(12), byteCount: 3)
         #expect(LoggingMiddleware.defaultFormatter(response) == "← 404 GET https://a.example/x, 3 bytes in 12.0 ms")
         let ended = LoggingMiddleware.Entry(
-            kind: .streamEnded, endpoint: TestEndpoint(), method: "GET", url: "https://a.example/s",
+            kind: .streamEnded, target: "TestEndpoint", method: "GET", url: "https://a.example/s",
             duration: .milliseconds(5), byteCount: 10, error: "cut")
         #expect(
             LoggingMiddleware.defaultFormatter(ended)

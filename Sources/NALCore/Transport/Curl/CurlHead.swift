@@ -79,7 +79,14 @@
         /// dropped (an escape sequence or a bidi override must not reach a terminal), trimmed, at most
         /// `longestReasonPhrase` bytes read.
         private static func printable(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
-            let kept = trimmed(bytes.prefix(longestReasonPhrase))
+            var kept = trimmed(bytes.prefix(longestReasonPhrase))
+            // The cut may split a character: drop its first bytes (at most 3) before reading it as UTF-8.
+            if bytes.count > longestReasonPhrase, String(validating: kept, as: UTF8.self) == nil {
+                for cut in 1...3 where String(validating: kept.dropLast(cut), as: UTF8.self) != nil {
+                    kept = kept.dropLast(cut)
+                    break
+                }
+            }
             let text =
                 String(validating: kept, as: UTF8.self)
                 ?? String(String.UnicodeScalarView(kept.map { Unicode.Scalar($0) }))
