@@ -38,4 +38,19 @@ struct MultiTargetTests {
                 "began AuthorizedEndpoint", "ended AuthorizedEndpoint", "began TestEndpoint", "ended TestEndpoint",
             ])
     }
+
+    @Test("LoggingMiddleware names the wrapped target in its entries, not Endpoint")
+    func loggingNamesTheTarget() async throws {
+        let named = Locked<[String]>([])
+        let logging = LoggingMiddleware(options: []) { entry in
+            named.withLock { $0.append(entry.target) }
+            return nil
+        }
+        let client = Client<Endpoint>(middleware: [logging], transport: MemoryTransport())
+        try await LogCapture.capture("dev.nal=notice,*=off") { _ in
+            _ = try await client.request(Endpoint(TestEndpoint(path: "wrapped")))
+            _ = try await client.request("https://api.example.com/one-off")
+        }
+        #expect(named.withLock { $0 } == ["TestEndpoint", "TestEndpoint", "Endpoint", "Endpoint"])
+    }
 }
