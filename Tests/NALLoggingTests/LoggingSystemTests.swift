@@ -120,6 +120,15 @@ struct LoggingSystemTests {
             message: "a \"quoted\"\nline")
         #expect(
             StandardErrorSink.format(entry) == "2023-11-14T22:13:20.250Z notice dev.nal:request a \"quoted\"\\nline")
+        // On a terminal the headers of a request stand on lines of their own, indented, and a carriage return cannot
+        // return to overwrite the entry's start.
+        let multiline = LogEntry(
+            timestamp: 1_700_000_000.25, level: .notice, subsystem: "dev.nal", category: "request",
+            message: "→ GET /x\n  Accept: */*\r2099-01-01T00:00:00.000Z notice forged")
+        #expect(
+            StandardErrorSink.format(multiline, multiline: true)
+                == "2023-11-14T22:13:20.250Z notice dev.nal:request → GET /x\n      Accept: */*\\r2099-01-01T00:00:00.000Z notice forged"
+        )
         #expect(
             JSONLinesSink.format(entry)
                 == #"{"timestamp":"2023-11-14T22:13:20.250Z","level":"notice","subsystem":"dev.nal","category":"request","message":"a \"quoted\"\nline"}"#

@@ -43,7 +43,7 @@ struct SoakTraffic: Sendable {
                 token.withLock { $0 = "fresh" }
             })
         let retry = RetryMiddleware(maxAttempts: 3, baseDelay: .milliseconds(5), maximumDelay: .milliseconds(50))
-        client = Client(middleware: [LoggingMiddleware(), retry, auth], transport: transport)
+        client = Client(middleware: [LoggingMiddleware(level: .info), retry, auth], transport: transport)
     }
 
     /// One random call, cancelled at a random moment about one time in six; its end is counted in `tally`.

@@ -102,6 +102,17 @@ public struct Endpoint: RemoteService {
         return copy
     }
 
+    /// This endpoint sent to `url` as it is (a `Link: rel="next"` page, a `Location`): `baseURL` becomes `url`, the
+    /// path empty and the request type `.plain`, since such a URL carries its own query. Headers, method, validation
+    /// and timeouts stay; so does `target`, and with it an access token, while `url` is on the same origin.
+    public func replacing(url: URL) -> Endpoint {
+        var copy = self
+        copy.baseURL = url
+        copy.path = ""
+        copy.requestType = .plain
+        return copy
+    }
+
     /// This endpoint with another request type.
     public func replacing(requestType newRequestType: RequestType) -> Endpoint {
         var copy = self

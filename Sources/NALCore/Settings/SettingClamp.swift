@@ -13,16 +13,19 @@ package enum SettingClamp {
 
     /// `value` brought into `range`; `setting` is `Type setting`, as the warning shows it.
     package static func clamp<Value: Comparable>(
-        _ value: Value, to range: ClosedRange<Value>, _ setting: @autoclosure () -> String, log: Logger
+        _ value: Value, to range: ClosedRange<Value>, _ setting: @autoclosure () -> String,
+        log: @autoclosure () -> Logger
     ) -> Value {
         if value < range.lowerBound {
             warn(
-                setting(), given: "\(value)", problem: "is below \(range.lowerBound)", used: "\(range.lowerBound)", log)
+                setting(), given: "\(value)", problem: "is below \(range.lowerBound)", used: "\(range.lowerBound)",
+                log())
             return range.lowerBound
         }
         if value > range.upperBound {
             warn(
-                setting(), given: "\(value)", problem: "is above \(range.upperBound)", used: "\(range.upperBound)", log)
+                setting(), given: "\(value)", problem: "is above \(range.upperBound)", used: "\(range.upperBound)",
+                log())
             return range.upperBound
         }
         return value
@@ -30,10 +33,10 @@ package enum SettingClamp {
 
     /// `value`, at least `minimum`.
     package static func clamp<Value: Comparable>(
-        _ value: Value, atLeast minimum: Value, _ setting: @autoclosure () -> String, log: Logger
+        _ value: Value, atLeast minimum: Value, _ setting: @autoclosure () -> String, log: @autoclosure () -> Logger
     ) -> Value {
         guard value < minimum else { return value }
-        warn(setting(), given: "\(value)", problem: "is below \(minimum)", used: "\(minimum)", log)
+        warn(setting(), given: "\(value)", problem: "is below \(minimum)", used: "\(minimum)", log())
         return minimum
     }
 
@@ -41,10 +44,10 @@ package enum SettingClamp {
     /// `fallback`.
     package static func clamp(
         _ value: Double, to range: ClosedRange<Double>, ifNaN fallback: Double, _ setting: @autoclosure () -> String,
-        log: Logger
+        log: @autoclosure () -> Logger
     ) -> Double {
-        guard value.isNaN else { return clamp(value, to: range, setting(), log: log) }
-        warn(setting(), given: "\(value)", problem: "is not a number", used: "\(fallback)", log)
+        guard value.isNaN else { return clamp(value, to: range, setting(), log: log()) }
+        warn(setting(), given: "\(value)", problem: "is not a number", used: "\(fallback)", log())
         return fallback
     }
 

@@ -29,7 +29,7 @@ enum StubsImportHARCommand: Command {
             for file in written { terminal.out("wrote \(file.path)") }
             for entry in skipped { terminal.out("skipped \(entry)") }
             terminal.out(
-                "\(written.count) .tail files from \(har.lastPathComponent)"
+                "\(written.count) .tail \(written.count == 1 ? "file" : "files") from \(har.lastPathComponent)"
                     + (skipped.isEmpty ? "" : ", \(skipped.count) failed entries skipped"))
             return ExitCode.success
         } catch {

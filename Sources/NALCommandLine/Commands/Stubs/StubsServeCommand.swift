@@ -55,7 +55,7 @@ enum StubsServeCommand: Command {
         Interruption.stopsBySignal.store(true, ordering: .releasing)
         terminal.out(listener.baseURL.absoluteString)
         terminal.err(
-            "Serving \(stubs) stubs from \(paths.count) \(paths.count == 1 ? "path" : "paths")"
+            "Serving \(stubs) \(stubs == 1 ? "stub" : "stubs") from \(paths.count) \(paths.count == 1 ? "path" : "paths")"
                 + (settings.origin.map { " as \($0.absoluteString)" } ?? "")
                 + "; the journal is at /__nal/requests. Ctrl-C stops.")
         // Until the signal cancels this task.
