@@ -81,8 +81,10 @@ package enum CacheEntryFile {
         guard let varyingCount = reader.number() else { return nil }
         var varying: [(name: String, value: String?)] = []
         for _ in 0..<varyingCount {
-            guard let name = reader.text(), let marked = reader.text(), let mark = marked.first else { return nil }
-            varying.append((name, mark == "+" ? String(marked.dropFirst()) : nil))
+            // The mark is one byte: read as a Character, "+" and a value that starts with a combining mark are one.
+            guard let name = reader.text(), let marked = reader.item(), let mark = marked.first else { return nil }
+            varying.append(
+                (name, mark == UInt8(ascii: "+") ? String(decoding: marked.dropFirst(), as: UTF8.self) : nil))
         }
         guard let body = reader.item(), reader.position == contentEnd else { return nil }
         return CachedResponse(

@@ -24,7 +24,9 @@ enum StubsLintCommand: Command {
         do throws(FixtureError) {
             let (files, problems) = try FixtureTools.lint(directory, placeholders: placeholders)
             for problem in problems { terminal.out(problem.description) }
-            terminal.out("\(files) files checked, \(problems.count) \(problems.count == 1 ? "problem" : "problems")")
+            terminal.out(
+                "\(files) \(files == 1 ? "file" : "files") checked, \(problems.count) \(problems.count == 1 ? "problem" : "problems")"
+            )
             return problems.isEmpty ? ExitCode.success : ExitCode.failure
         } catch {
             terminal.err("Error: \(error)")
