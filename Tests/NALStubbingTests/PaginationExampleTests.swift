@@ -97,5 +97,11 @@ struct PaginationExampleTests {
         }
         #expect(sent.map(\.0) == ["api.example.com", "api.example.com", "elsewhere.example.net"])
         #expect(sent.map(\.1) == ["Bearer t0k", "Bearer t0k", nil])
+        // Each next page is sent as its link says, without the first page's parameters added again.
+        #expect(
+            server.requests.map(\.url.absoluteString) == [
+                "https://api.example.com/user/repos?page=1", "https://api.example.com/user/repos?page=2",
+                "https://elsewhere.example.net/repos?page=3",
+            ])
     }
 }
