@@ -40,27 +40,19 @@ public struct StandardErrorSink: LogSink {
 
 extension String {
     /// One entry, one line: embedded line breaks are shown as `\n` and `\r`.
-    var replacingNewlines: String {
-        guard utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return self }
-        var result = ""
-        for character in unicodeScalars {
-            switch character {
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            default: result.unicodeScalars.append(character)
-            }
-        }
-        return result
-    }
+    var replacingNewlines: String { replacingLineBreaks(newline: "\\n") }
 
     /// Each line break followed by four spaces of indentation; a carriage return shown as `\r`, so that it cannot
     /// return to the start of the line and overwrite what the entry began with.
-    var indentingContinuationLines: String {
+    var indentingContinuationLines: String { replacingLineBreaks(newline: "\n    ") }
+
+    /// The string with each `\n` written as `newline` and each `\r` as the two characters `\r`.
+    private func replacingLineBreaks(newline: String) -> String {
         guard utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return self }
         var result = ""
         for character in unicodeScalars {
             switch character {
-            case "\n": result += "\n    "
+            case "\n": result += newline
             case "\r": result += "\\r"
             default: result.unicodeScalars.append(character)
             }

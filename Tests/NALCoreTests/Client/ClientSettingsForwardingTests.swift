@@ -37,6 +37,20 @@ struct ClientSettingsForwardingTests {
         #expect(found == 4)
     }
 
+    @Test("Settings' defaults are Client()'s: with de-duplication on, GETs are shared and POSTs are not")
+    func settingsDefaults() async throws {
+        for (method, expected) in [(HTTPMethod.get, 1), (.post, 3)] {
+            let transport = EchoTransport(delay: .milliseconds(200))
+            let client = Client<TestEndpoint>(transport: transport, settings: .init(deduplicatesRequests: true))
+            let endpoint = TestEndpoint(path: "same", method: method)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<3 { group.addTask { _ = try await client.request(endpoint) } }
+                try await group.waitForAll()
+            }
+            #expect(transport.calls == expected, "\(method)")
+        }
+    }
+
     @Test("the label reader finds the labels of a declaration as the dump writes it")
     func labelsAreRead() {
         let parameters = "stubbing behavior: StubBehavior<Service>, willSend: Client<Service>.RequestHook? = nil"
