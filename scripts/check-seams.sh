@@ -13,8 +13,10 @@ cd "$(dirname "$0")/.."
 # Module folder: the NALCore package types its module may use.
 declare -A allowed=(
     # Middleware sees requests, responses and streamed bodies through public API only. SettingClamp: a bad numeric
-    # setting of an initialiser is clamped and warned about the same way in every module.
-    [Sources/NALMiddleware]="SettingClamp"
+    # setting of an initialiser is clamped and warned about the same way in every module. CallEntrance,
+    # CallEntranceProviding: a chain hands its transport's entrance to the Client, so that calls wait before any
+    # middleware runs.
+    [Sources/NALMiddleware]="SettingClamp CallEntrance CallEntranceProviding"
     # StubSessionSeam, StubSessionProtocol: the stub server inside URLSessionTransport's session (the seam).
     # DownloadJob, ProgressReporter, MultipartEncoder, FileAccess: StubTransport is a second Transport and runs
     # stubbed downloads, uploads and progress through the same machinery as URLSessionTransport, so that a stubbed

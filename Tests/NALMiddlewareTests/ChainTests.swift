@@ -19,6 +19,13 @@ struct ChainTests {
             let shared = try #require(DefaultTransport.sharedCurlTransport)
             #expect((chain.transport as? CurlTransport) === shared)
         }
+
+        @Test("a chain's calls wait at its CurlTransport's entrance, before any middleware; others have none")
+        func entranceThroughTheChain() throws {
+            let overCurl = MiddlewareChain([], transport: MiddlewareChain([], transport: try CurlTransport()))
+            #expect(overCurl.callEntrance != nil)
+            #expect(MiddlewareChain([], transport: MemoryTransport()).callEntrance == nil)
+        }
     #endif
 
     @Test("Client(middleware:callbackQueue:) runs completion handlers on that queue")

@@ -28,6 +28,8 @@ public final class Client<Service: RemoteService>: Sendable {
     /// What the client does with each call besides sending it.
     public let settings: Settings
     private let inFlight: InFlightRequests?
+    /// Where calls wait before their chain of frames exists, when the transport has such a place (`CallEntrance`).
+    private let entrance: (any CallEntrance)?
 
     /// Where completion handlers and their progress run when a call names no queue; `nil` means the main queue.
     public var callbackQueue: DispatchQueue? { settings.callbackQueue }
@@ -68,6 +70,7 @@ public final class Client<Service: RemoteService>: Sendable {
         self.transport = transport
         self.settings = settings
         inFlight = settings.deduplicatesRequests ? InFlightRequests() : nil
+        entrance = (transport as? any CallEntranceProviding)?.callEntrance
     }
 
     /// Sends the request for `target` and returns the validated response.
@@ -83,6 +86,8 @@ public final class Client<Service: RemoteService>: Sendable {
     /// the body in `streamedBody`, when `streamsBody`).
     ///
     /// `headers` are set on the prepared request, before hooks and middleware (a reconnection's `Last-Event-ID`).
+    // Inlined into each caller: a call waiting at the transport's entrance holds one frame fewer.
+    @inline(__always)
     func request(
         _ target: Service, options: RequestOptions, progress: TransferProgressHandler?, streamsBody: Bool = false,
         headers: [(name: String, value: String)] = []
@@ -201,13 +206,43 @@ public final class Client<Service: RemoteService>: Sendable {
         let totalTimeout = deadline.map { _ in
             NALError.timedOut(TimeoutFailure(limit: .total, seconds: total ?? 0, url: request.url))
         }
+        let idleTimeout = options.timeout ?? endpoint.timeout
+        guard let entrance else {
+            return try await run(
+                request, of: endpoint, target: target, kind: prepared.kind, options: options, call: call,
+                deadline: deadline, totalTimeout: totalTimeout, idleTimeout: idleTimeout)
+        }
+        // A call that would only wait in the transport waits here, before its chain of frames exists.
+        if let ticket = entrance.ticket(
+            for: request, idleTimeout: idleTimeout, deadline: deadline, onDeadline: totalTimeout)
+        {
+            let failure = await withTaskCancellationHandler {
+                await withCheckedContinuation { entrance.park(ticket, continuation: $0) }
+            } onCancel: {
+                entrance.withdraw(ticket)
+            }
+            if let failure { throw failure }
+        }
+        defer { entrance.leave(request) }
+        return try await run(
+            request, of: endpoint, target: target, kind: prepared.kind, options: options, call: call,
+            deadline: deadline, totalTimeout: totalTimeout, idleTimeout: idleTimeout)
+    }
+
+    /// Sends the prepared request within the call's deadline, then validates the response.
+    // Never inlined into `perform`: a call waiting at the entrance must not hold this function's frame.
+    @inline(never)
+    private func run(
+        _ request: URLRequest, of endpoint: some RemoteService, target: Service, kind: RequestKind,
+        options: RequestOptions, call: Call, deadline: ContinuousClock.Instant?, totalTimeout: NALError?,
+        idleTimeout: TimeInterval?
+    ) async throws(NALError) -> Response {
         // Without a deadline the race never reads its error.
         let response = try await CallRace.run(deadline: deadline, onDeadline: totalTimeout ?? .cancelled) {
             [self] () async throws(NALError) -> Response in
             try await send(
-                request, target: target, kind: prepared.kind, options: options, deadline: deadline,
-                progress: call.progress, streamsBody: call.streamsBody, idleTimeout: options.timeout ?? endpoint.timeout
-            )
+                request, target: target, kind: kind, options: options, deadline: deadline,
+                progress: call.progress, streamsBody: call.streamsBody, idleTimeout: idleTimeout)
         }
         if let body = response.streamedBody, let deadline, let totalTimeout {
             BodyDeadline.enforce(deadline, on: body, with: totalTimeout)

@@ -79,6 +79,15 @@ public struct TransportContext: Sendable {
         return fallback
     }
 
+    /// The idle timeout `idleTimeout(of:otherwise:fallbackSetting:)` gives for a context whose `idleTimeout` is
+    /// `chosen`, or `nil` where it throws.
+    package static func validIdleTimeout(
+        of request: URLRequest, chosen: TimeInterval?, otherwise fallback: TimeInterval
+    ) -> TimeInterval? {
+        let seconds = request.timeoutInterval != foundationDefaultTimeout ? request.timeoutInterval : chosen ?? fallback
+        return seconds.isFinite && seconds > 0 && seconds <= RequestOptions.maximumTimeout ? seconds : nil
+    }
+
     /// `URLRequest`'s `timeoutInterval` when nobody set one.
     static let foundationDefaultTimeout: TimeInterval = 60
 

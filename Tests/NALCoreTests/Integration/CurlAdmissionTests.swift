@@ -12,31 +12,31 @@
     @Suite("CurlTransport: admission per origin", .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
     struct CurlAdmissionTests {
         /// The order in which calls ended.
-        private actor Order {
+        actor Order {
             var indices: [Int] = []
             func append(_ index: Int) { indices.append(index) }
         }
 
         /// Waits until `condition` holds, for at most about 10 s.
-        private func waitUntil(_ condition: () -> Bool) async throws {
+        func waitUntil(_ condition: () -> Bool) async throws {
             for _ in 0..<1000 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
             #expect(condition(), "waited 10 s for the transport to reach the state the test needs")
         }
 
         /// A call that holds its slot until `open(_:)`: the fault server sends 4 bytes, then waits for the key (20 s at
         /// most). Under load a timed blocker could end before the test has queued the calls behind it.
-        private func blocker(key: String) -> TestEndpoint {
+        func blocker(key: String) -> TestEndpoint {
             FaultServer.endpoint("gated", query: ["key": .string(key)])
         }
 
         /// Lets the blocker `key` finish, through a transport of its own (this one's slots are taken).
-        private func open(_ key: String) async throws {
+        func open(_ key: String) async throws {
             let opener = Client<TestEndpoint>(transport: try CurlTransport())
             _ = try await opener.request(FaultServer.endpoint("_open", query: ["key": .string(key)]))
         }
 
         /// A transport of one connection whose only slot a blocker holds (until `open(key)`), and a client on it.
-        private func heldBySlowCall() async throws -> (
+        func heldBySlowCall() async throws -> (
             transport: CurlTransport, client: Client<TestEndpoint>, key: String, blocker: Task<String, Never>
         ) {
             let transport = try CurlTransport(maximumConnectionsPerHost: 1)
@@ -48,7 +48,7 @@
         }
 
         /// A task that calls `endpoint` and tells how it ended: "ok", or the error.
-        private func call(_ client: Client<TestEndpoint>, _ endpoint: TestEndpoint) -> Task<String, Never> {
+        func call(_ client: Client<TestEndpoint>, _ endpoint: TestEndpoint) -> Task<String, Never> {
             Task {
                 do {
                     _ = try await client.request(endpoint)
@@ -59,7 +59,7 @@
             }
         }
 
-        private static func describe(_ error: any Error) -> String {
+        static func describe(_ error: any Error) -> String {
             guard let error = error as? NALError else { return "\(error)" }
             return switch error {
             case .cancelled: "cancelled"

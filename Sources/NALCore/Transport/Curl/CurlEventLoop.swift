@@ -93,12 +93,17 @@
         /// The `curl_multi_poll` wait with no transfer running, in milliseconds.
         private static let waitWhenIdle = 60_000
 
+        /// The admission's counts, read without the lock.
+        private let counts: CurlAdmission.Counts
+
         init(maximumConnectionsPerHost: Int) throws(NALError) {
             guard let multi = nal_curl_multi_init() else {
                 throw .transportUnavailable("libcurl could not make a multi handle (curl_multi_init failed)")
             }
             self.multi = multi
-            queue = Locked(Queue(admission: CurlAdmission(connectionsPerHost: maximumConnectionsPerHost)))
+            let admission = CurlAdmission(connectionsPerHost: maximumConnectionsPerHost)
+            counts = admission.counts
+            queue = Locked(Queue(admission: admission))
             _ = nal_curl_multi_setopt_long(multi, CurlMultiOption.pipelining.rawValue, CurlValue.multiplex)
             _ = nal_curl_multi_setopt_long(
                 multi, CurlMultiOption.maximumHostConnections.rawValue, max(1, maximumConnectionsPerHost))
@@ -134,7 +139,10 @@
         var peakTransfersInLibcurl: Int { peakHandlesInLibcurl.load(ordering: .relaxed) }
 
         /// How many calls wait for a slot.
-        var waitingCallCount: Int { queue.withLock { $0.admission.waitingCount } }
+        var waitingCallCount: Int { counts.waiting.load(ordering: .relaxed) }
+
+        /// How many calls wait at the entrance.
+        var entranceWaitingCount: Int { counts.entrance.load(ordering: .relaxed) }
 
         /// Returns once the call may hand libcurl a transfer to `origin`: at once while the origin has a slot free and
         /// no call waits before this one, otherwise when an earlier transfer there ends. The call then holds a slot,
@@ -155,7 +163,7 @@
             case .failure(let refusal): throw refusal
             case .success(.full): break
             }
-            let id = lastWaiterID.add(1, ordering: .relaxed).newValue
+            let id = nextWaiterID()
             let failure = await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CurlAdmission.Continuation) in
                     // Under the lock that `onCancel` takes: a cancellation either finds the call waiting, or comes
@@ -176,16 +184,84 @@
                     if let decided { continuation.resume(returning: decided) }
                 }
             } onCancel: {
-                let waiter = queue.withLock { $0.admission.withdraw(id, at: origin) }
+                var letIn: [CurlAdmission.Continuation] = []
+                let waiter = queue.withLock { queue in
+                    defer { queue.admission.pump(origin, now: .now, into: &letIn) }
+                    return queue.admission.withdraw(id, at: origin)
+                }
                 waiter?.resume(returning: .cancelled)
+                for call in letIn { call.resume(returning: nil) }
             }
             if let failure { throw failure }
         }
 
         /// Gives back the slot of a call that was admitted but made no transfer (setting it up failed).
         func release(_ origin: CurlAdmission.Origin) {
-            let next = queue.withLock { $0.admission.release(origin) }
-            next?.resume(returning: nil)
+            var resumed: [CurlAdmission.Continuation] = []
+            queue.withLock { queue in
+                if let next = queue.admission.release(origin) { resumed.append(next) }
+                queue.admission.pump(origin, now: .now, into: &resumed)
+            }
+            for call in resumed { call.resume(returning: nil) }
+        }
+
+        /// Whether a `Client`'s call to `origin` may go on into its chain of frames now (see
+        /// `CurlAdmission.mayPass`); also when the loop cannot run it, so that `send` says why.
+        func mayPass(_ origin: CurlAdmission.Origin) -> Bool {
+            queue.withLock { $0.refusal != nil || $0.admission.mayPass(origin) }
+        }
+
+        /// Whether every call may go on now without a look at its origin's line (`CurlAdmission.Counts`).
+        var passesWithoutLook: Bool { counts.passWithoutLook }
+
+        /// Whether any call waits at an entrance: a call that ends need not take the lock otherwise.
+        var hasEntranceWaiters: Bool { counts.entrance.load(ordering: .relaxed) > 0 }
+
+        /// Parks a call at `origin`'s entrance: `continuation` is resumed with `nil` when it may go on, with
+        /// `.cancelled` when its task is cancelled (`withdrawFromEntrance`) or the transport shuts down, and with its
+        /// timeout at the waiter's deadline. A waiting call holds only its first frames and a few words here, where
+        /// a call waiting for a slot holds its whole chain.
+        func parkAtEntrance(
+            id: UInt64, at origin: CurlAdmission.Origin, url: URL, idleTimeout: Duration,
+            deadline: ContinuousClock.Instant, onDeadline: NALError?, continuation: CurlAdmission.Continuation
+        ) {
+            // Under the lock that `withdrawFromEntrance` takes: a cancellation either finds the call waiting, or
+            // comes before it and is seen here.
+            let decided = queue.withLock { queue -> NALError?? in
+                if queue.refusal != nil { return .some(nil) }
+                if Task.isCancelled { return .some(.cancelled) }
+                if queue.admission.mayPass(origin) { return .some(nil) }
+                let waiter = CurlAdmission.Waiter(
+                    id: id, deadline: deadline, idleTimeout: idleTimeout, url: url, onDeadline: onDeadline,
+                    continuation: continuation)
+                let earliestBefore = queue.admission.nextCheck
+                queue.admission.parkAtEntrance(waiter, at: origin, now: .now)
+                // A loop that waits must wake for this call's deadline, or the entrance's starvation.
+                if queue.admission.nextCheck != earliestBefore, queue.needsWakeUp() { wakeUnlessEnded(&queue) }
+                return nil
+            }
+            if let decided { continuation.resume(returning: decided) }
+        }
+
+        /// Ends the wait of a call whose task was cancelled at `origin`'s entrance, unless it has ended already.
+        func withdrawFromEntrance(id: UInt64, at origin: CurlAdmission.Origin) {
+            let waiter = queue.withLock { $0.admission.withdrawFromEntrance(id, at: origin) }
+            waiter?.resume(returning: .cancelled)
+        }
+
+        /// A new id for a waiting call.
+        func nextWaiterID() -> UInt64 { lastWaiterID.add(1, ordering: .relaxed).newValue }
+
+        /// Notes that a call that went past `origin`'s entrance has ended: calls waiting there may go on.
+        func leave(_ origin: CurlAdmission.Origin) {
+            var letIn: [CurlAdmission.Continuation] = []
+            queue.withLock { queue in
+                let earliestBefore = queue.admission.nextCheck
+                queue.admission.pump(origin, now: .now, into: &letIn)
+                // The entrance may have started to starve: the loop must wake to end it.
+                if queue.admission.nextCheck != earliestBefore, queue.needsWakeUp() { wakeUnlessEnded(&queue) }
+            }
+            for call in letIn { call.resume(returning: nil) }
         }
 
         /// Queues `transfer` to start.
@@ -198,6 +274,7 @@
                     refused = refusal
                     // Never started: its slot goes back now.
                     if let origin = transfer.slot { next = queue.admission.release(origin) }
+                    // Nobody waits at the entrance once the loop refuses calls (shutting down took them out).
                 } else {
                     queue.commands.append(transfer)
                 }
@@ -336,13 +413,15 @@
                 }
                 let (mayWait, admitted, expired) = queue.withLock { queue in
                     // The slots given back go to the calls that wait for them, in the order they came.
+                    // The line for slots is shorter: calls waiting at the entrance may go on.
                     var admitted: [CurlAdmission.Continuation] = []
+                    let now = ContinuousClock.now
                     for origin in freedSlots {
                         if let next = queue.admission.release(origin) { admitted.append(next) }
+                        queue.admission.pump(origin, now: now, into: &admitted)
                     }
-                    let now = ContinuousClock.now
                     let expired = queue.admission.expire(now: now)
-                    if let deadline = queue.admission.earliestDeadline {
+                    if let deadline = queue.admission.nextCheck {
                         wait = min(wait, Self.milliseconds(deadline - now))
                     }
                     queue.loopIsWaiting = queue.isEmpty

@@ -38,7 +38,7 @@
         /// The most redirects one call follows.
         public static let maximumRedirects = RedirectPolicy.mostFollowed
 
-        private let loop: CurlEventLoop
+        let loop: CurlEventLoop
         /// The most bytes of body kept in memory; more ends the call with `NALError.responseTooLarge`. Downloads to
         /// a file are not limited by it. It is the guard against a body larger than memory: keep it below what the
         /// process may use (a body the system cannot hold stops the process), and download or stream larger ones.
@@ -210,6 +210,10 @@
         /// How many calls wait for their origin's admission slot, holding no easy handle (see `CurlAdmission`). For
         /// tests.
         package var waitingCallCount: Int { loop.waitingCallCount }
+
+        /// How many `Client` calls wait at the transport's entrance, before their chain of frames exists (see
+        /// `CallEntrance`). For tests.
+        package var entranceWaitingCount: Int { loop.entranceWaitingCount }
 
         /// How many easy handles of calls that ended well wait to be reused (at most 16). For tests.
         package var spareHandleCount: Int { loop.handles.spareCount }

@@ -1,0 +1,153 @@
+#if os(Linux)
+    import Foundation
+    import FoundationNetworking
+    import NALCore
+    import NALTestSupport
+    import Synchronization
+    import Testing
+
+    /// Past an origin's line for slots (129 calls for one connection), a `Client`'s calls over CurlTransport wait at
+    /// its entrance, before their chain of frames exists (`CallEntrance`): they end there when cancelled, timed out or
+    /// shut down, and the entrance never stalls calls whose predecessors went in and never reached the transport.
+    extension CurlAdmissionTests {
+        /// The line for one slot: the limit and 128 more (`CurlAdmission.lineLength`).
+        static let lineForOneSlot = 129
+
+        /// A transport of one connection whose slot a blocker holds (until `open(key)`) and whose line for it is full.
+        func fullLine(
+            willSend: Client<TestEndpoint>.RequestHook? = nil
+        ) async throws -> (
+            transport: CurlTransport, client: Client<TestEndpoint>, key: String, blocker: Task<String, Never>,
+            line: [Task<String, Never>]
+        ) {
+            let transport = try CurlTransport(maximumConnectionsPerHost: 1)
+            let client = Client<TestEndpoint>(transport: transport, willSend: willSend)
+            let key = FaultServer.probe()
+            let blocker = call(client, blocker(key: key))
+            try await waitUntil { transport.transfersInLibcurl == 1 }
+            let line = (0..<Self.lineForOneSlot).map { _ in call(client, FaultServer.endpoint("fast", timeout: 30)) }
+            try await waitUntil { transport.waitingCallCount == Self.lineForOneSlot }
+            return (transport, client, key, blocker, line)
+        }
+
+        @Test("past the line for slots a Client's calls wait at the entrance, the line stays as long, and all succeed")
+        func entranceHoldsCallsPastTheLine() async throws {
+            let (transport, client, key, blocker, line) = try await fullLine()
+            var entering: [Task<String, Never>] = []
+            for index in 0..<5 {
+                entering.append(call(client, FaultServer.endpoint("fast", timeout: 30)))
+                try await waitUntil { transport.entranceWaitingCount == index + 1 }
+            }
+            // Nobody went past the entrance into the line: it is as long as the one slot's line may be.
+            #expect(transport.waitingCallCount == Self.lineForOneSlot)
+            try await open(key)
+            #expect(await blocker.value == "ok")
+            for task in line + entering { #expect(await task.value == "ok") }
+            #expect(transport.entranceWaitingCount == 0 && transport.waitingCallCount == 0)
+            #expect(transport.peakTransfersInLibcurl == 1)
+        }
+
+        @Test("a call waiting at the entrance ends at once when cancelled, and at its idle or total timeout")
+        func entranceWaitEnds() async throws {
+            let (transport, client, key, blocker, line) = try await fullLine()
+            let cancelled = call(client, FaultServer.endpoint("fast"))
+            try await waitUntil { transport.entranceWaitingCount == 1 }
+            let idle = call(client, FaultServer.endpoint("fast", timeout: 0.3))
+            let total = call(client, FaultServer.endpoint("fast", totalTimeout: 0.4))
+            try await waitUntil { transport.entranceWaitingCount == 3 }
+            cancelled.cancel()
+            #expect(await cancelled.value == "cancelled")
+            #expect(await idle.value == "timed out (idle)")
+            #expect(await total.value == "timed out (total)")
+            // All three ended while the blocker still ran, at the entrance: the line was never theirs.
+            #expect(transport.transfersInLibcurl == 1 && transport.entranceWaitingCount == 0)
+            #expect(transport.waitingCallCount == Self.lineForOneSlot)
+            try await open(key)
+            #expect(await blocker.value == "ok")
+            for task in line { #expect(await task.value == "ok") }
+        }
+
+        @Test("shutdown() ends the calls waiting at the entrance with .cancelled")
+        func shutdownEndsEntranceWaits() async throws {
+            let (transport, client, _, blocker, line) = try await fullLine()
+            let entering = (0..<3).map { _ in call(client, FaultServer.endpoint("fast")) }
+            try await waitUntil { transport.entranceWaitingCount == 3 }
+            await transport.shutdown()
+            for task in entering { #expect(await task.value == "cancelled") }
+            #expect(await blocker.value == "cancelled")
+            for task in line { #expect(await task.value == "cancelled") }
+            #expect(transport.entranceWaitingCount == 0 && transport.waitingCallCount == 0)
+        }
+
+        @Test("calls let in that never reach the transport do not stall the calls behind them at the entrance")
+        func entranceNeverStalls() async throws {
+            // The calls marked "stuck" wait in a hook, past the entrance, until the test has seen the last call end:
+            // as a middleware would wait for a token that a later call fetches.
+            let latch = Latch()
+            let (transport, client, key, blocker, line) = try await fullLine { request, _ in
+                if request.url?.query?.contains("stuck") == true { await latch.wait() }
+                return request
+            }
+            // More than the line's draining lets in: one call for each place a call leaves, and one for each call
+            // that ends.
+            let stuckCount = 1000
+            let stuck = (0..<stuckCount).map { _ in
+                call(client, FaultServer.endpoint("fast", query: ["stuck": 1], timeout: 30))
+            }
+            try await waitUntil { transport.entranceWaitingCount == stuckCount }
+            let lastEnded = Latch()
+            let last = Task {
+                let outcome = await call(client, FaultServer.endpoint("fast", timeout: 30)).value
+                lastEnded.open()
+                return outcome
+            }
+            try await waitUntil { transport.entranceWaitingCount == stuckCount + 1 }
+            try await open(key)
+            // The calls let in wait in the hook and never fill the line: after a second the entrance lets all in.
+            var waited = 0
+            while !lastEnded.isOpen, waited < 1000 {
+                try await Task.sleep(for: .milliseconds(10))
+                waited += 1
+            }
+            #expect(
+                lastEnded.isOpen, "the last call stayed at the entrance behind calls that never reached the transport")
+            // Cancelled, a call still waiting at the entrance ends, and the test with it.
+            last.cancel()
+            latch.open()
+            #expect(await blocker.value == "ok")
+            for task in line + stuck + [last] { #expect(await task.value == "ok") }
+            #expect(transport.entranceWaitingCount == 0 && transport.waitingCallCount == 0)
+        }
+    }
+
+    /// Holds its waiters until it is opened, then lets them and any later ones through.
+    private final class Latch: Sendable {
+        private struct State {
+            var isOpen = false
+            var waiters: [CheckedContinuation<Void, Never>] = []
+        }
+        private let state = Mutex(State())
+
+        var isOpen: Bool { state.withLock { $0.isOpen } }
+
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let passes = state.withLock { state -> Bool in
+                    if state.isOpen { return true }
+                    state.waiters.append(continuation)
+                    return false
+                }
+                if passes { continuation.resume() }
+            }
+        }
+
+        func open() {
+            let waiters = state.withLock { state in
+                state.isOpen = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+#endif
