@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""A fast HTTP/1.1 keep-alive server for the loopback benchmark: every request gets the same small JSON body.
+"""A fast HTTP/1.1 keep-alive server for the loopback benchmark: every request gets the same small JSON body, or,
+with `--body-bytes N`, the same N bytes (a large body's receive path).
+
+    scripts/loopback_server.py [PORT] [--body-bytes N]
 
 Standard library only (asyncio). Prints `port <n>` once it listens. Stop it with SIGTERM or SIGINT.
 """
@@ -10,6 +13,11 @@ import sys
 
 BODY = b'{"login":"octocat","id":583231,"name":"The Octocat","public_repos":8,"site_admin":false}'
 RESPONSE = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(BODY)) + BODY
+
+
+def large_response(size):
+    body = bytes(i % 251 for i in range(size))
+    return (b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n" % size) + body
 
 
 async def serve(reader, writer):
@@ -31,7 +39,13 @@ async def serve(reader, writer):
 
 
 async def main():
-    port = int(sys.argv[1]) if len(sys.argv) > 1 else 0
+    global RESPONSE
+    arguments = sys.argv[1:]
+    if "--body-bytes" in arguments:
+        at = arguments.index("--body-bytes")
+        RESPONSE = large_response(int(arguments[at + 1]))
+        del arguments[at:at + 2]
+    port = int(arguments[0]) if arguments else 0
     server = await asyncio.start_server(serve, "127.0.0.1", port, backlog=512)
     print("port %d" % server.sockets[0].getsockname()[1], flush=True)
     stop = asyncio.Event()

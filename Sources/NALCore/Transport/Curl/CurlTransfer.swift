@@ -42,6 +42,9 @@
         /// The final head, once complete, as the call's response will hold it.
         var completedHead: LazyHTTPResponse?
         var body = Data()
+        /// The final head's `Content-Length`, when it names one length and the body comes as sent (no content
+        /// coding): the body's memory is reserved from it when its first bytes arrive (`take`).
+        var announcedLength: Int?
         /// When a byte last moved, and whether the stream's consumer holds the transfer back.
         var activity = TransferActivity()
         var lastActivity: ContinuousClock.Instant { activity.last }
@@ -71,6 +74,9 @@
         var headBytes = 0
         /// Why a callback stopped the transfer, reported instead of libcurl's generic write error.
         var stoppedBecause: NALError?
+        /// The most body bytes reserved at once from a `Content-Length`: a length a server lies about reserves no
+        /// more than this, and a longer body grows from it as any body does.
+        static let mostReservedBodyBytes = 8 << 20
         /// The streamed request body, read by libcurl through the read callback.
         var uploadStream: UploadBodyStream?
         /// What the body is made of, to read it again from the start.

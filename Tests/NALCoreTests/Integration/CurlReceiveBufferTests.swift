@@ -1,0 +1,47 @@
+#if os(Linux)
+    import CTestProbes
+    import Foundation
+    import FoundationNetworking
+    import NALCore
+    import NALTestSupport
+    import Testing
+
+    /// CurlTransport reserves a body's memory from its `Content-Length` when the first bytes arrive, instead of
+    /// growing it by doubling: one allocation, no copies, and no more memory than the body.
+    @Suite("CurlTransport: the receive buffer", .enabled(if: FaultServer.url != nil, FaultServer.skipReason))
+    struct CurlReceiveBufferTests {
+        @Test(
+            "a body with a Content-Length is kept in as much memory as it holds, not in a buffer grown by doubling",
+            .enabled(if: nal_heap_bytes_in_use() >= 0, "the heap in use is known with glibc 2.33+, no sanitizer"))
+        func bodyKeptInItsLength() async throws {
+            // In a child process: the heap's size in use is the process's, so nothing else may run beside it.
+            // The child prints what it measured and exits 0; the judgement is made here, where it can be shown.
+            let length = 1_100_000
+            var printed = ""
+            await inChildProcess {
+                let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+                    guard let transport = try? CurlTransport() else { exit(3) }
+                    let client = Client<TestEndpoint>(transport: transport)
+                    let endpoint = FaultServer.endpoint("source/1100000")
+                    // Warm-up: the connection, the handle and libcurl's buffers are made once.
+                    for _ in 0..<2 { _ = try? await client.request(endpoint) }
+                    let before = nal_heap_bytes_in_use()
+                    guard let response = try? await client.request(endpoint) else { exit(4) }
+                    let growth = nal_heap_bytes_in_use() - before
+                    print("bytes \(response.data.count) growth \(growth)")
+                    exit(0)
+                }
+                printed = result.map { String(decoding: $0.standardOutputContent, as: UTF8.self) } ?? ""
+            }
+            let figures = printed.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+            try #require(figures.count == 2, "the child printed \(printed)")
+            #expect(figures[0] == length)
+            // The body and the response's few KiB (1,104,032 measured). A reservation that ignored the length
+            // (the most, 8 MiB) would show here; the copies of a body grown by doubling show in nal-bench's
+            // receive.large allocation count instead.
+            #expect(
+                (length..<length + 200_000).contains(figures[1]),
+                "holding a \(length)-byte body grew the heap by \(figures[1]) bytes")
+        }
+    }
+#endif
