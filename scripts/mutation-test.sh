@@ -8,7 +8,9 @@
 #
 # Each line of scripts/mutations.tsv is: file, the exact text to break (found once in the file; `\n` joins lines),
 # its replacement, the test filter that must catch it, and what the bug would do; separated by tabs. A filter "curl:X"
-# runs the suites X against CurlTransport (NAL_TEST_TRANSPORT=curl). A filter ending
+# runs the suites X against CurlTransport (NAL_TEST_TRANSPORT=curl). A filter "allocations:X" builds the release
+# nal-bench and compares the allocations of its scenarios X with Benchmarks/Baselines/main.json: a mutation that only
+# costs allocations (a reservation dropped) is caught by that count, which is deterministic. A filter ending
 # in ` @N` marks a race-dependent mutation (a crash FoundationNetworking shows only on some interleavings): its tests
 # run up to N times, and one failure catches it. The list says why each such row cannot be made deterministic. The script
 # copies the repository to a scratch folder (NAL_MUTATION_DIR, /tmp/nal-mutation by default), applies one mutation

@@ -5,6 +5,7 @@ enum BenchMain {
     static let allScenarios =
         Benchmark.prepareScenarios + Benchmark.logScenarios + Benchmark.clientScenarios + Benchmark.middlewareScenarios
         + Benchmark.stubScenarios + Benchmark.fixtureScenarios + Benchmark.streamScenarios + Benchmark.cacheScenarios
+        + Benchmark.receiveScenarios
 
     /// Exit statuses of a run with `--compare` or `--save-baseline`, the contract a user's CI relies on.
     enum Status {

@@ -47,6 +47,12 @@ def run(command, log, timeout=None):
     if "NAL_DATA_HOME" in os.environ:
         # Foundation's cookie files of one run (scripts/lib/servers.sh) must not reach the next mutant's.
         environment["XDG_DATA_HOME"] = tempfile.mkdtemp(dir=os.environ["NAL_DATA_HOME"])
+    if command[-1].startswith("allocations:"):
+        # A filter "allocations:X" compares the allocations of the benchmark scenarios X with the checked-in
+        # baseline, in a release build: a mutation that only costs allocations (a reservation dropped) is caught
+        # by the count, which is deterministic.
+        command = [BENCH, "--quick", "--filter", command[-1][len("allocations:"):], "--compare", BASELINE,
+                   "--metric", "allocations"]
     if command[-1].startswith("curl:"):
         # A filter "curl:X" runs the transport suites X against CurlTransport.
         environment["NAL_TEST_TRANSPORT"] = "curl"
@@ -62,20 +68,39 @@ def run(command, log, timeout=None):
             return None
 
 
+BENCH = ".build/release/nal-bench"
+BASELINE = "Benchmarks/Baselines/main.json"
+
+
+def build(test_filter, log):
+    """Builds what `test_filter` runs: the tests, or for an allocations filter the release benchmark too."""
+    status = run(["swift", "build", "--build-tests"], log)
+    if status == 0 and test_filter.startswith("allocations:"):
+        status = run(["swift", "build", "-c", "release", "--product", "nal-bench"], log)
+    return status
+
+
 def tests_that_ran(log):
-    """Tests that ran (passed or failed, not skipped), from Swift Testing's output."""
+    """Tests that ran (passed or failed, not skipped), from Swift Testing's output; for an allocations filter, the
+    scenarios whose allocations nal-bench compared with the baseline."""
     with open(log, errors="replace") as handle:
-        return len(re.findall(r"(?m)^\S* ?Test (?:\"[^\n]*\"|\S+) (?:with \d+ test cases? )?(?:passed|failed) after", handle.read()))
+        text = handle.read()
+    compared = re.findall(r"(?m)^\S+ +allocations +\d", text)
+    return len(compared) + len(re.findall(r"(?m)^\S* ?Test (?:\"[^\n]*\"|\S+) (?:with \d+ test cases? )?(?:passed|failed) after", text))
 
 
 def failed(log):
-    """Whether a test failed (rather than the process dying some other way)."""
+    """Whether a test failed, or nal-bench found more allocations than the baseline's (rather than the process
+    dying some other way)."""
     with open(log, errors="replace") as handle:
-        return re.search(r"(?m)^\S* ?Test .* (?:recorded an issue|failed after)", handle.read()) is not None
+        text = handle.read()
+    return re.search(r"(?m)^\S* ?Test .* (?:recorded an issue|failed after)|^\S+ +allocations .*regression", text) is not None
 
 
 def baseline(test_filter, timeout, known):
     """Runs `test_filter` once on the unmutated code: None when it passes and runs a test, else the problem."""
+    if test_filter not in known and test_filter.startswith("allocations:") and build(test_filter, "build.log") != 0:
+        known[test_filter] = "cannot build the release benchmark without any mutation"
     if test_filter not in known:
         status = run(["swift", "test", "--skip-build", "--filter", test_filter], "baseline-test.log", timeout)
         if status is None:
@@ -144,7 +169,7 @@ def main():
         try:
             with open(file, "w") as handle:
                 handle.write(source.replace(original, replacement))
-            if run(["swift", "build", "--build-tests"], "mutant-build.log") != 0:
+            if build(test_filter, "mutant-build.log") != 0:
                 verdict = "does not build"
             else:
                 for attempt in range(1, tries + 1):
