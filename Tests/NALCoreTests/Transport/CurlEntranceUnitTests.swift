@@ -17,11 +17,11 @@
         private let url = URL(fileURLWithPath: "/")
         private let start = ContinuousClock.now
 
-        /// Parks a waiter (`id`) at the entrance, or in the line for slots, in a task of its own, and returns once it
-        /// waits; the task returns what the waiter was resumed with: "in", or its error.
+        /// Parks a waiter (`id`) at the entrance, or in the line for slots, `offset` after `start`, in a task of its
+        /// own, and returns once it waits; the task returns what the waiter was resumed with: "in", or its error.
         private func parked(
             _ shared: Shared, id: UInt64, atEntrance: Bool = true, deadline: Duration = .seconds(60),
-            onDeadline: NALError? = nil
+            onDeadline: NALError? = nil, at offset: Duration = .zero
         ) async -> Task<String, Never> {
             let waitingBefore = count(shared, atEntrance: atEntrance)
             let waiter = { (continuation: CurlAdmission.Continuation) in
@@ -33,9 +33,9 @@
                 let outcome = await withCheckedContinuation { continuation in
                     shared.admission.withLock { admission in
                         if atEntrance {
-                            admission.parkAtEntrance(waiter(continuation), at: origin, now: start)
+                            admission.parkAtEntrance(waiter(continuation), at: origin, now: start + offset)
                         } else {
-                            admission.park(waiter(continuation), at: origin)
+                            admission.park(waiter(continuation), at: origin, now: start + offset)
                         }
                     }
                 }
@@ -93,12 +93,12 @@
             #expect(shared.admission.withLock { $0.mayPass(origin) })
             line.append(await parked(shared, id: UInt64(length), atEntrance: false))
             #expect(!shared.admission.withLock { $0.mayPass(origin) })
-            // A full line lets nobody in.
+            // A full line lets nobody in, whatever places are offered.
+            let waiting = await parked(shared, id: 1000)
             var resumed: [CurlAdmission.Continuation] = []
             shared.admission.withLock { $0.pump(origin, now: start, places: 5, into: &resumed) }
             #expect(resumed.isEmpty)
             // One fewer in the line, but a call waits at the entrance: the next waits behind it.
-            let waiting = await parked(shared, id: 1000)
             _ = shared.admission.withLock { $0.withdraw(1, at: origin) }?.resume(returning: .cancelled)
             #expect(!shared.admission.withLock { $0.mayPass(origin) })
             for continuation in shared.admission.withLock({ $0.removeAllWaiters() }) {
@@ -195,6 +195,47 @@
             for (continuation, error) in letIn { continuation.resume(returning: error) }
             for task in waiting { #expect(await task.value == "in") }
             #expect(shared.admission.withLock { $0.entranceWaitingCount == 0 && $0.nextCheck == nil })
+        }
+
+        @Test("a call that drew its id before the last one to park is still found when cancelled, in either line")
+        func outOfOrderIDs() async {
+            let shared = Shared()
+            // Ids are drawn before the lock that parks a call: 2 may park before 1.
+            for atEntrance in [true, false] {
+                let later = await parked(shared, id: 2, atEntrance: atEntrance)
+                let earlier = await parked(shared, id: 1, atEntrance: atEntrance)
+                for id: UInt64 in [1, 2] {
+                    let found = shared.admission.withLock {
+                        atEntrance ? $0.withdrawFromEntrance(id, at: origin) : $0.withdraw(id, at: origin)
+                    }
+                    #expect(found != nil, "\(atEntrance ? "entrance" : "line"): \(id) was not found")
+                    found?.resume(returning: .cancelled)
+                }
+                #expect(await earlier.value == "cancelled")
+                #expect(await later.value == "cancelled")
+            }
+            #expect(shared.admission.withLock { $0.entranceWaitingCount == 0 && $0.waitingCount == 0 })
+        }
+
+        @Test("a line that stays short but moves is no starvation: it counts from the last call that reached the line")
+        func starvationCountsFromProgress() async {
+            let shared = Shared()
+            let waiting = await parked(shared, id: 1000)
+            // A call let in reaches the line after 0.9 s: the line moves, so the starvation starts again from there.
+            let arrived = await parked(shared, id: 1, atEntrance: false, at: .milliseconds(900))
+            #expect(shared.admission.withLock { $0.expire(now: start + .seconds(1)) }.isEmpty)
+            #expect(count(shared, atEntrance: true) == 1)
+            shared.admission.withLock { $0.noteProgress(of: origin, now: start + .milliseconds(1500)) }
+            #expect(shared.admission.withLock { $0.expire(now: start + .milliseconds(1900)) }.isEmpty)
+            // A second with no call reaching the line or ending: every call waiting at the entrance goes in.
+            let letIn = shared.admission.withLock { $0.expire(now: start + .milliseconds(2500)) }
+            #expect(letIn.count == 1 && letIn.allSatisfy { $0.1 == nil })
+            for (continuation, error) in letIn { continuation.resume(returning: error) }
+            #expect(await waiting.value == "in")
+            for continuation in shared.admission.withLock({ $0.removeAllWaiters() }) {
+                continuation.resume(returning: .cancelled)
+            }
+            #expect(await arrived.value == "cancelled")
         }
 
         @Test("a line that fills again ends the starvation: nobody is let in past it")

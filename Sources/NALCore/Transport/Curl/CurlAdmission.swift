@@ -169,13 +169,17 @@
         }
 
         /// Queues a call that found its origin full; it is resumed with `nil` when admitted.
-        mutating func park(_ waiter: Waiter, at origin: Origin) {
+        mutating func park(_ waiter: Waiter, at origin: Origin, now: ContinuousClock.Instant = .now) {
             let lines = lines(of: origin)
             lines.waiting.append(waiter)
             counts.waiting.add(1, ordering: .relaxed)
             lowerEarliestDeadline(to: waiter.deadline)
-            // The calls let in at the entrance are arriving: the line is long enough again.
-            if lines.waiting.count >= lineLength(of: origin) { lines.starvedSince = nil }
+            if lines.waiting.count >= lineLength(of: origin) {
+                // The calls let in at the entrance are arriving: the line is long enough again.
+                lines.starvedSince = nil
+            } else {
+                noteProgress(of: origin, now: now)
+            }
         }
 
         /// Takes a cancelled call out of the queue; returns its continuation, or `nil` when it is no longer waiting
@@ -202,8 +206,8 @@
         // MARK: The entrance
 
         /// Whether a `Client`'s call to `origin` may go on into its chain of frames now: nobody waits at the entrance
-        /// before it, and the line for slots is shorter than the origin's limit, so that the call is unlikely to wait
-        /// long deep down. Otherwise it waits at the entrance (`parkAtEntrance`), where it costs a few words.
+        /// before it, and the line for slots holds fewer than `lineLength` calls (the limit and 128 more), so that the
+        /// call's chain of frames waits deep down only in a short line. Otherwise it waits at the entrance (`parkAtEntrance`), where it costs a few words.
         func mayPass(_ origin: Origin) -> Bool {
             guard let lines = origins[origin]?.lines else { return true }
             return lines.entrance.count == 0 && lines.waiting.count < lineLength(of: origin)
@@ -261,6 +265,14 @@
             counts.entrance.subtract(letIn, ordering: .relaxed)
             noteStarvation(of: origin, now: now)
             dropIfUnused(origin)
+        }
+
+        /// Notes that a call let in at `origin`'s entrance reached the line for slots, or ended: the line moves, so a
+        /// starvation counts from now. Only calls let in that never come (they wait in a middleware for a later call)
+        /// make an entrance starve for `starvationLimit`, not a line that stays short while it keeps moving.
+        mutating func noteProgress(of origin: Origin, now: ContinuousClock.Instant) {
+            guard let lines = origins[origin]?.lines, lines.starvedSince != nil else { return }
+            lines.starvedSince = now
         }
 
         /// Starts, or ends, `origin`'s starvation: calls wait at its entrance while its line for slots is short.

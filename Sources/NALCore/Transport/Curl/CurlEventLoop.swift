@@ -79,7 +79,7 @@
         /// The origins whose slots transfers gave back during this round: the loop hands them to the next waiting
         /// calls in the lock it takes before it waits. The loop's alone.
         private var freedSlots: [CurlAdmission.Origin] = []
-        /// The id of the last call that waited for a slot.
+        /// The id of the last call that waited for a slot or at an entrance (one counter: ids order both lines).
         private let lastWaiterID = Atomic<UInt64>(0)
         /// The transfers libcurl reported done in one round, kept to reuse the storage.
         private var done: [(transfer: CurlTransfer, code: Int32)] = []
@@ -127,6 +127,12 @@
         /// lock, which the loop holds when it marks its end.
         private func wakeUnlessEnded(_ queue: inout Queue) {
             if !queue.hasEnded { _ = nal_curl_multi_wakeup(multi) }
+        }
+
+        /// Wakes a loop that waits when the admission's next check moved from `earlier`: a waiter's deadline, or an
+        /// entrance's starvation, that it must not sleep past.
+        private func wakeIfNextCheckMoved(_ queue: inout Queue, from earlier: ContinuousClock.Instant?) {
+            if queue.admission.nextCheck != earlier, queue.needsWakeUp() { wakeUnlessEnded(&queue) }
         }
 
         /// Whether the loop's thread has ended its loop.
@@ -186,7 +192,12 @@
             } onCancel: {
                 var letIn: [CurlAdmission.Continuation] = []
                 let waiter = queue.withLock { queue in
-                    defer { queue.admission.pump(origin, now: .now, into: &letIn) }
+                    let earliestBefore = queue.admission.nextCheck
+                    defer {
+                        queue.admission.pump(origin, now: .now, into: &letIn)
+                        // The entrance may have started to starve: the loop must wake to end it.
+                        wakeIfNextCheckMoved(&queue, from: earliestBefore)
+                    }
                     return queue.admission.withdraw(id, at: origin)
                 }
                 waiter?.resume(returning: .cancelled)
@@ -199,8 +210,10 @@
         func release(_ origin: CurlAdmission.Origin) {
             var resumed: [CurlAdmission.Continuation] = []
             queue.withLock { queue in
+                let earliestBefore = queue.admission.nextCheck
                 if let next = queue.admission.release(origin) { resumed.append(next) }
                 queue.admission.pump(origin, now: .now, into: &resumed)
+                wakeIfNextCheckMoved(&queue, from: earliestBefore)
             }
             for call in resumed { call.resume(returning: nil) }
         }
@@ -237,7 +250,7 @@
                 let earliestBefore = queue.admission.nextCheck
                 queue.admission.parkAtEntrance(waiter, at: origin, now: .now)
                 // A loop that waits must wake for this call's deadline, or the entrance's starvation.
-                if queue.admission.nextCheck != earliestBefore, queue.needsWakeUp() { wakeUnlessEnded(&queue) }
+                wakeIfNextCheckMoved(&queue, from: earliestBefore)
                 return nil
             }
             if let decided { continuation.resume(returning: decided) }
@@ -245,7 +258,11 @@
 
         /// Ends the wait of a call whose task was cancelled at `origin`'s entrance, unless it has ended already.
         func withdrawFromEntrance(id: UInt64, at origin: CurlAdmission.Origin) {
-            let waiter = queue.withLock { $0.admission.withdrawFromEntrance(id, at: origin) }
+            let waiter = queue.withLock { queue in
+                let earliestBefore = queue.admission.nextCheck
+                defer { wakeIfNextCheckMoved(&queue, from: earliestBefore) }
+                return queue.admission.withdrawFromEntrance(id, at: origin)
+            }
             waiter?.resume(returning: .cancelled)
         }
 
@@ -257,9 +274,12 @@
             var letIn: [CurlAdmission.Continuation] = []
             queue.withLock { queue in
                 let earliestBefore = queue.admission.nextCheck
-                queue.admission.pump(origin, now: .now, into: &letIn)
+                let now = ContinuousClock.now
+                // A call let in that ended is the line moving: a starvation counts from now.
+                queue.admission.noteProgress(of: origin, now: now)
+                queue.admission.pump(origin, now: now, into: &letIn)
                 // The entrance may have started to starve: the loop must wake to end it.
-                if queue.admission.nextCheck != earliestBefore, queue.needsWakeUp() { wakeUnlessEnded(&queue) }
+                wakeIfNextCheckMoved(&queue, from: earliestBefore)
             }
             for call in letIn { call.resume(returning: nil) }
         }

@@ -2,8 +2,9 @@
     import Foundation
 
     /// Calls of one origin waiting in line, first come first served: those waiting for a transfer slot, or those
-    /// waiting at the `Client`'s entrance (see `CurlAdmission`). Ids grow in the order calls came, so the line is
-    /// sorted by them.
+    /// waiting at the `Client`'s entrance (see `CurlAdmission`). The line is kept sorted by id, so that `withdraw`
+    /// can bisect it: a call draws its id before it takes the lock that parks it, so two calls may park in the
+    /// other order.
     struct CurlWaiterQueue: Sendable {
         /// The waiters, in the order they came, from `head` on; those before `head` have left.
         private var waiters: [CurlAdmission.Waiter] = []
@@ -11,8 +12,11 @@
         /// Waiters in `waiters[head...]` still waiting (not cancelled or timed out).
         private(set) var count = 0
 
+        /// Adds `waiter` in the order of its id: at the end, but for a call that drew its id before the last one.
         mutating func append(_ waiter: CurlAdmission.Waiter) {
-            waiters.append(waiter)
+            var index = waiters.endIndex
+            while index > head, waiters[index - 1].id > waiter.id { index -= 1 }
+            waiters.insert(waiter, at: index)
             count += 1
         }
 
