@@ -23,6 +23,8 @@ these paths (query parameters in brackets):
   /close-soon               [ms=300]: a whole 200 that keeps the connection alive by every sign, then closes it
                             ms later without reading another request (a keep-alive timeout racing the next call)
   /bad-chunking             a chunked body whose chunk-size line is not hex
+  /chunked-with-length      [length=8388608]: the body "hello", chunked, with a Content-Length of LENGTH beside
+                            Transfer-Encoding (a length the chunks override, RFC 9112 §6.3)
   /not-gzip                 Content-Encoding: gzip over a body that is not gzip
   /truncated-gzip           a 12,000-byte gzip body cut to its first 6 bytes, Content-Length 6
   /coded                    [size=N coding=gzip|deflate raw=1 members=M keep=P chunked=1 garbage=G]: N known bytes
@@ -708,6 +710,11 @@ def handle(sock, request, connection=None):
         length = request.int_arg("length", 1000)
         sent = request.int_arg("send", 100)
         sock.sendall(head(200, [("Content-Type", "text/plain"), ("Content-Length", str(length))]) + b"x" * sent)
+        return False
+    elif path == "/chunked-with-length":
+        sock.sendall(head(200, [("Content-Type", "text/plain"), ("Transfer-Encoding", "chunked"),
+                                ("Content-Length", request.arg("length", "8388608"))])
+                     + b"5\r\nhello\r\n0\r\n\r\n")
         return False
     elif path == "/bad-chunking":
         sock.sendall(head(200, [("Content-Type", "text/plain"), ("Transfer-Encoding", "chunked")])

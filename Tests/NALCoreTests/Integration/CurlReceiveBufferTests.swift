@@ -43,5 +43,37 @@
                 (length..<length + 200_000).contains(figures[1]),
                 "holding a \(length)-byte body grew the heap by \(figures[1]) bytes")
         }
+
+        @Test("a Content-Length beside Transfer-Encoding reserves nothing: 8 MiB announced, five bytes kept in a few")
+        func lengthBesideChunkingReservesNothing() async throws {
+            // In a child process: the address space is the process's. A reservation maps its size even though its
+            // pages are never touched, so the mapped size (VmSize) shows it where the resident size would not.
+            let kept = 40  // as the child keeps them
+            var printed = ""
+            await inChildProcess {
+                let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+                    guard let transport = try? CurlTransport() else { exit(3) }
+                    let client = Client<TestEndpoint>(transport: transport)
+                    let endpoint = FaultServer.endpoint("chunked-with-length")
+                    _ = try? await client.request(endpoint)
+                    let before = ResidentMemory.current("VmSize")
+                    var bodies: [Data] = []
+                    for _ in 0..<40 {
+                        guard let response = try? await client.request(endpoint) else { exit(4) }
+                        bodies.append(response.data)
+                    }
+                    let growth = ResidentMemory.current("VmSize") - before
+                    let exact = bodies.allSatisfy { $0 == Data("hello".utf8) } ? 1 : 0
+                    print("exact \(exact) growth \(growth)")
+                    exit(0)
+                }
+                printed = result.map { String(decoding: $0.standardOutputContent, as: UTF8.self) } ?? ""
+            }
+            let figures = printed.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+            try #require(figures.count == 2, "the child printed \(printed)")
+            #expect(figures[0] == 1, "a body is not the chunks' five bytes")
+            // Reserved from the length, the 40 bodies would map 320 MiB.
+            #expect(figures[1] < 64 << 20, "keeping \(kept) five-byte bodies mapped \(figures[1]) bytes more")
+        }
     }
 #endif

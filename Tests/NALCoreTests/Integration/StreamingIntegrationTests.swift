@@ -487,9 +487,10 @@ extension HeavyStreamTests {
 
 /// The resident memory of this process, from `/proc/self/status`.
 enum ResidentMemory {
-    static func current() -> Int {
+    /// Bytes of `field` (`VmRSS`, or `VmSize` for the address space mapped, touched or not), 0 where unknown.
+    static func current(_ field: String = "VmRSS") -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        for line in status.split(separator: "\n") where line.hasPrefix("\(field):") {
             return (line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0) << 10
         }
         return 0

@@ -123,7 +123,12 @@
                 stoppedBecause = error
                 return 0
             }
-            announcedLength = decoder == nil && !streamsBody ? lengths.length : nil
+            // A chunked body's length is the chunks' (libcurl ignores a Content-Length beside Transfer-Encoding, RFC
+            // 9112 §6.3): a length sent with it could reserve 8 MiB for a few bytes, kept as long as the body.
+            let framedByLength = !head.fields.contains {
+                HTTPToken.equalsIgnoringASCIICase($0.name, "Transfer-Encoding")
+            }
+            announcedLength = decoder == nil && !streamsBody && framedByLength ? lengths.length : nil
             if streamsBody, writer == nil { startStream() }
             return line.count
         }

@@ -42,8 +42,9 @@
         /// The final head, once complete, as the call's response will hold it.
         var completedHead: LazyHTTPResponse?
         var body = Data()
-        /// The final head's `Content-Length`, when it names one length and the body comes as sent (no content
-        /// coding): the body's memory is reserved from it when its first bytes arrive (`take`).
+        /// The final head's `Content-Length`, when it names one length, frames the body (no `Transfer-Encoding`)
+        /// and the body is kept as sent (no content coding, not streamed): the body's memory is reserved from it
+        /// when its first bytes arrive (`take`).
         var announcedLength: Int?
         /// When a byte last moved, and whether the stream's consumer holds the transfer back.
         var activity = TransferActivity()
