@@ -8,9 +8,10 @@ package import Foundation
 /// make it wait further in: `CurlTransport` past an origin's connections.
 ///
 /// A call that waits deep in its transport holds every async frame of its chain (the Client's, each middleware's,
-/// the transport's): some 14 KiB. At the entrance it holds only its first frames. The entrance is a saving, never a
-/// limit: calls it lets in may outnumber the transport's connections, and it lets every call in when the calls
-/// before them do not move on (see `CurlAdmission.starvationLimit`).
+/// the transport's): some 14 KiB. At the entrance it holds only its first frames. The entrance saves memory and never
+/// limits the transport's work: calls it lets in may outnumber the transport's connections, and it lets every call
+/// in when the line behind it stops moving (see `CurlAdmission.starvationLimit`). A call a middleware would answer
+/// without the transport (a cache hit) waits there too, since the entrance comes before the middleware.
 ///
 /// Entering is synchronous, and the waiting is the Client's own `withCheckedContinuation`: every async layer in
 /// between would be one more frame held by every waiting call.
@@ -32,31 +33,4 @@ package protocol CallEntrance: Sendable {
 
     /// Notes that a call that went past the entrance has ended, whatever its outcome, so that the next may go on.
     func leave(_ request: URLRequest)
-}
-
-/// What a call waiting at a `CallEntrance` waits with.
-package struct CallEntranceTicket: Sendable {
-    package let id: UInt64
-    package let url: URL
-    package let idleTimeout: Duration
-    /// When the wait ends with a timeout: `onDeadline`, or the idle timeout when that is `nil`.
-    package let deadline: ContinuousClock.Instant
-    package let onDeadline: NALError?
-
-    package init(
-        id: UInt64, url: URL, idleTimeout: Duration, deadline: ContinuousClock.Instant, onDeadline: NALError?
-    ) {
-        self.id = id
-        self.url = url
-        self.idleTimeout = idleTimeout
-        self.deadline = deadline
-        self.onDeadline = onDeadline
-    }
-}
-
-/// A transport with a `CallEntrance`, or one that passes a `Client`'s calls on to such a transport
-/// (`MiddlewareChain`).
-package protocol CallEntranceProviding: Sendable {
-    /// The entrance for this transport's calls, or `nil` when calls need none.
-    var callEntrance: (any CallEntrance)? { get }
 }

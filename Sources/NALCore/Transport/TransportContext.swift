@@ -34,6 +34,17 @@ public struct TransportContext: Sendable {
     /// 60 s are a choice or Foundation's default: this can. A transport takes a request's `timeoutInterval` when it
     /// is not 60 (set by hand, or by a middleware), else this value, else its own.
     public let idleTimeout: TimeInterval?
+    /// When the call began to wait for its turn before this attempt reached the transport (at `CurlTransport`'s
+    /// entrance, see `CallEntrance`), or `nil`: a transport that makes it wait again for a connection counts its idle
+    /// timeout from then, so that the two waits together last no longer than one.
+    package private(set) var waitingSince: ContinuousClock.Instant?
+
+    /// This context for a call that began to wait for its turn at `since` (see `waitingSince`).
+    package func waiting(since: ContinuousClock.Instant?) -> TransportContext {
+        var context = self
+        context.waitingSince = since
+        return context
+    }
 
     /// Creates a context.
     public init(
@@ -55,7 +66,10 @@ public struct TransportContext: Sendable {
     public func forAttempt(_ attempt: Int) -> TransportContext {
         TransportContext(
             endpoint: endpoint, kind: kind, options: options, deadline: deadline, attempt: attempt, progress: progress,
-            streamsBody: streamsBody, idleTimeout: idleTimeout)
+            streamsBody: streamsBody, idleTimeout: idleTimeout
+        )
+        // A later attempt waits afresh; the same attempt (a retry middleware's first) keeps the wait it began.
+        .waiting(since: attempt == self.attempt ? waitingSince : nil)
     }
 
     /// The idle timeout a transport applies to `request`: its `timeoutInterval` when that is not Foundation's

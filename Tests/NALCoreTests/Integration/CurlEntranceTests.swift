@@ -67,6 +67,27 @@
             for task in line { #expect(await task.value == "ok") }
         }
 
+        @Test("a call let in from the entrance into the line for slots counts its idle timeout from its first wait")
+        func idleTimeoutSpansBothWaits() async throws {
+            let (transport, client, key, blocker, line) = try await fullLine()
+            let started = ContinuousClock.now
+            let waiting = call(client, FaultServer.endpoint("fast", timeout: 2))
+            try await waitUntil { transport.entranceWaitingCount == 1 }
+            try await Task.sleep(for: .milliseconds(1500))
+            // A call leaves the line: the entrance lets the waiting call in, and it waits again for the slot.
+            line[0].cancel()
+            try await waitUntil {
+                transport.entranceWaitingCount == 0 && transport.waitingCallCount == Self.lineForOneSlot
+            }
+            #expect(await waiting.value == "timed out (idle)")
+            // From its first wait: 2 s. Counted again in the line it would have ended at 3.5 s.
+            let waited = ContinuousClock.now - started
+            #expect(waited >= .seconds(2) && waited < .milliseconds(2800), "ended after \(waited)")
+            try await open(key)
+            #expect(await blocker.value == "ok")
+            for task in line.dropFirst() { #expect(await task.value == "ok") }
+        }
+
         @Test("shutdown() ends the calls waiting at the entrance with .cancelled")
         func shutdownEndsEntranceWaits() async throws {
             let (transport, client, _, blocker, line) = try await fullLine()

@@ -19,12 +19,13 @@
                 let seconds = TransportContext.validIdleTimeout(of: request, chosen: chosen, otherwise: idleTimeout)
             else { return nil }
             let idle = Duration.milliseconds(Int64((seconds * 1000).rounded(.up)))
-            let idleDeadline = ContinuousClock.now + idle
+            let now = ContinuousClock.now
+            let idleDeadline = now + idle
             let totalComesFirst = deadline.map { $0 < idleDeadline } ?? false
             return CallEntranceTicket(
                 id: loop.nextWaiterID(), url: url, idleTimeout: idle,
                 deadline: totalComesFirst ? deadline ?? idleDeadline : idleDeadline,
-                onDeadline: totalComesFirst ? onDeadline : nil)
+                onDeadline: totalComesFirst ? onDeadline : nil, since: now)
         }
 
         func park(_ ticket: CallEntranceTicket, continuation: CheckedContinuation<NALError?, Never>) {
@@ -41,9 +42,5 @@
             guard loop.hasEntranceWaiters, let url = request.url else { return }
             loop.leave(CurlAdmission.Origin(url))
         }
-    }
-
-    extension CurlTransport: CallEntranceProviding {
-        package var callEntrance: (any CallEntrance)? { CurlCallEntrance(loop: loop, idleTimeout: idleTimeout) }
     }
 #endif

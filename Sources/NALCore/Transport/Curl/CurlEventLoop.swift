@@ -159,7 +159,13 @@
         /// `Client` cancels the call at its deadline); the idle timeout bounds the wait too, so that a call never
         /// waits forever behind transfers that do not end (a stream nobody reads): it is the limit that libcurl
         /// applied when it held such calls itself, since a queued handle moves no byte.
-        func admit(to origin: CurlAdmission.Origin, url: URL, idleTimeout: Duration) async throws(NALError) {
+        ///
+        /// A call that waited before it reached the transport (`waitingSince`, at the `Client`'s entrance) counts its
+        /// idle timeout from then: the two waits together last no longer than one.
+        func admit(
+            to origin: CurlAdmission.Origin, url: URL, idleTimeout: Duration,
+            waitingSince: ContinuousClock.Instant? = nil
+        ) async throws(NALError) {
             let entry = queue.withLock { queue -> Result<CurlAdmission.Entry, NALError> in
                 if let refusal = queue.refusal { return .failure(refusal) }
                 return .success(queue.admission.enter(origin))
@@ -180,7 +186,7 @@
                         // A slot came free since the first try.
                         if case .admitted = queue.admission.enter(origin) { return .some(nil) }
                         let waiter = CurlAdmission.Waiter(
-                            id: id, deadline: .now + idleTimeout, idleTimeout: idleTimeout, url: url,
+                            id: id, deadline: (waitingSince ?? .now) + idleTimeout, idleTimeout: idleTimeout, url: url,
                             continuation: continuation)
                         queue.admission.park(waiter, at: origin)
                         // A loop that waits may wait past this call's deadline.

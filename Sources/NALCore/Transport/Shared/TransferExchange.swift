@@ -12,4 +12,7 @@ struct TransferExchange {
     var streamsBody = false
     let progress: ProgressReporter?
     var routing: (any BodyRouting)?
+    /// When the call began to wait before it reached the transport (`TransportContext.waitingSince`): its first
+    /// wait for a connection counts the idle timeout from then. `nil` once it has reached one.
+    var waitingSince: ContinuousClock.Instant?
 }
