@@ -161,6 +161,25 @@ struct FaultServerTests {
         #expect(error?.description.contains("is not one length") == true, "\(query)")
     }
 
+    @Test(
+        "a Content-Length past 64 bits is refused, not ignored: a body cut short by a close would pass for whole",
+        arguments: ["9223372036854775808", "99999999999999999999999"])
+    func contentLengthPastLargest(value: String) async throws {
+        let server = try #require(FaultServer.url)
+        let url = try #require(URL(string: "\(server.absoluteString)/lengths?value=\(value)"))
+        let error = await #expect(throws: NALError.self) {
+            try await client.transport.send(URLRequest(url: url), context: TransportContext(endpoint: TestEndpoint()))
+        }
+        guard case .transport(let urlError) = error else {
+            Issue.record("\(value): expected a transport error, got \(String(describing: error))")
+            return
+        }
+        #expect(urlError.code == .cannotParseResponse)
+        #expect(
+            error?.description.contains("(\(value)) is past the largest length") == true, "\(String(describing: error))"
+        )
+    }
+
     @Test("the same Content-Length twice, or as a list of one number, frames the body as one field would")
     func contentLengthRepeated() async throws {
         let server = try #require(FaultServer.url)

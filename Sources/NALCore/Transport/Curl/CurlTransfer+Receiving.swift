@@ -109,10 +109,9 @@
             for field in head.fields where HTTPToken.equalsIgnoringASCIICase(field.name, "Content-Length") {
                 lengths.read(field.value)
             }
-            guard lengths.namesOneLength else {
+            guard lengths.namesOneLength, !lengths.isPastLargestLength else {
                 let values = head.fields.filter { HTTPToken.equalsIgnoringASCIICase($0.name, "Content-Length") }
-                stoppedBecause = ContentLengthCheck.failure(
-                    shown: values.map(\.value).joined(separator: ", "), url: url)
+                stoppedBecause = lengths.failure(shown: values.map(\.value).joined(separator: ", "), url: url)
                 return 0
             }
             let codings = head.fields.filter { HTTPToken.equalsIgnoringASCIICase($0.name, "Content-Encoding") }

@@ -33,6 +33,14 @@ struct ContentLengthCheck {
         return first.isEmpty ? 0 : Int(first)
     }
 
+    /// Whether the values name one length past `Int.max` (a 64-bit count): libcurl ignores such a length and reads
+    /// to the connection's close, so a body cut short would pass for whole (RFC 9110 §8.6: a recipient must not
+    /// let the numeral's size defeat its parsing).
+    var isPastLargestLength: Bool {
+        guard namesOneLength, let first, !first.isEmpty else { return false }
+        return Int(first) == nil
+    }
+
     private mutating func check(_ length: Substring) {
         guard !length.isEmpty, length.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
             namesOneLength = false
@@ -58,14 +66,21 @@ struct ContentLengthCheck {
     static func failure(_ values: [String], url: URL?) -> NALError? {
         var check = ContentLengthCheck()
         for value in values { check.read(value) }
-        return check.namesOneLength ? nil : failure(shown: values.joined(separator: ", "), url: url)
+        return check.failure(shown: values.joined(separator: ", "), url: url)
     }
 
-    /// The error for a `Content-Length` that is not one length, shown as `shown`.
-    static func failure(shown: String, url: URL?) -> NALError {
+    /// The error for the values read, shown as `shown`, or `nil` when they name one length NAL can count.
+    func failure(shown: String, url: URL?) -> NALError? {
+        if !namesOneLength { return Self.failure(shown: shown, url: url) }
+        if isPastLargestLength { return Self.failure(shown: shown, url: url, why: "is past the largest length") }
+        return nil
+    }
+
+    /// The error for a `Content-Length` that is not one length (or, `why`, not one NAL can count), shown as `shown`.
+    static func failure(shown: String, url: URL?, why: String = "is not one length") -> NALError {
         var userInfo: [String: Any] = [
             NSLocalizedDescriptionKey:
-                "the response's Content-Length (\(DisplayText.capped(shown))) is not one length, so where its body "
+                "the response's Content-Length (\(DisplayText.capped(shown))) \(why), so where its body "
                 + "ends is unknown (RFC 9112 §6.3)"
         ]
         if let url { userInfo[NSURLErrorFailingURLErrorKey] = url }
