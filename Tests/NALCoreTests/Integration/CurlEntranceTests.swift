@@ -88,6 +88,29 @@
             for task in line.dropFirst() { #expect(await task.value == "ok") }
         }
 
+        @Test("a call whose task was cancelled before it reached a full line's entrance ends there at once")
+        func cancelledBeforeTheEntrance() async throws {
+            let (transport, client, key, blocker, line) = try await fullLine()
+            let ended = Latch()
+            let cancelled = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                defer { ended.open() }
+                do {
+                    _ = try await client.request(FaultServer.endpoint("fast", timeout: 30))
+                    return "ok"
+                } catch {
+                    return Self.describe(error)
+                }
+            }
+            // It ends while the blocker still holds the slot: it never waited at the entrance.
+            try await waitUntil { ended.isOpen }
+            #expect(await cancelled.value == "cancelled")
+            #expect(transport.entranceWaitingCount == 0)
+            try await open(key)
+            #expect(await blocker.value == "ok")
+            for task in line { #expect(await task.value == "ok") }
+        }
+
         @Test("shutdown() ends the calls waiting at the entrance with .cancelled")
         func shutdownEndsEntranceWaits() async throws {
             let (transport, client, _, blocker, line) = try await fullLine()
