@@ -123,6 +123,30 @@
             #expect(transport.entranceWaitingCount == 0 && transport.waitingCallCount == 0)
         }
 
+        @Test("a call let in that ends before the transport (its hook failed) lets the next in at once, not after 1 s")
+        func callEndingBeforeTheTransportLetsTheNextIn() async throws {
+            let (transport, client, key, blocker, line) = try await fullLine { request, _ in
+                if request.url?.query?.contains("refused") == true { throw CancellationError() }
+                return request
+            }
+            let refused = call(client, FaultServer.endpoint("fast", query: ["refused": 1], timeout: 30))
+            try await waitUntil { transport.entranceWaitingCount == 1 }
+            let next = call(client, FaultServer.endpoint("fast", timeout: 30))
+            try await waitUntil { transport.entranceWaitingCount == 2 }
+            // A call leaves the line: the refused call goes in, fails in its hook, and its end lets the next in.
+            let released = ContinuousClock.now
+            line[0].cancel()
+            #expect(await refused.value == "cancelled")
+            try await waitUntil { transport.entranceWaitingCount == 0 }
+            // The entrance's starvation would let it in after a second; the ended call's place does at once.
+            let waited = ContinuousClock.now - released
+            #expect(waited < .milliseconds(800), "the next call went in after \(waited)")
+            try await open(key)
+            #expect(await blocker.value == "ok")
+            #expect(await next.value == "ok")
+            for task in line.dropFirst() { #expect(await task.value == "ok") }
+        }
+
         @Test("calls let in that never reach the transport do not stall the calls behind them at the entrance")
         func entranceNeverStalls() async throws {
             // The calls marked "stuck" wait in a hook, past the entrance, until the test has seen the last call end:

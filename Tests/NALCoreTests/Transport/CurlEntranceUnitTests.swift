@@ -181,6 +181,32 @@
             for task in line { _ = await task.value }
         }
 
+        @Test("calls that leave the line for slots at their deadline free their places: the entrance lets as many in")
+        func expiredPlacesLetCallsIn() async throws {
+            let shared = Shared()
+            var line: [Task<String, Never>] = []
+            for id in 11..<(11 + length) {
+                // The first two in the line give up at 0.5 s; the others wait on.
+                let deadline: Duration = id < 13 ? .milliseconds(500) : .seconds(60)
+                line.append(await parked(shared, id: UInt64(id), atEntrance: false, deadline: deadline))
+            }
+            var entering: [Task<String, Never>] = []
+            for id in 1...3 { entering.append(await parked(shared, id: UInt64(id))) }
+            let ended = shared.admission.withLock { $0.expire(now: start + .milliseconds(500)) }
+            // The two timed out, and the first two at the entrance go in, in their order; the third waits.
+            #expect(ended.count == 4)
+            #expect(ended.filter { $0.1 == nil }.count == 2)
+            for (continuation, error) in ended { continuation.resume(returning: error) }
+            #expect(await entering[0].value == "in")
+            #expect(await entering[1].value == "in")
+            #expect(count(shared, atEntrance: true) == 1)
+            for continuation in shared.admission.withLock({ $0.removeAllWaiters() }) {
+                continuation.resume(returning: .cancelled)
+            }
+            #expect(await entering[2].value == "cancelled")
+            for task in line { _ = await task.value }
+        }
+
         @Test("an entrance whose line stays short, because the calls let in never came, lets every call in after 1 s")
         func starvation() async {
             let shared = Shared()
