@@ -91,7 +91,7 @@
         @Test("a call whose task was cancelled before it reached a full line's entrance ends there at once")
         func cancelledBeforeTheEntrance() async throws {
             let (transport, client, key, blocker, line) = try await fullLine()
-            let ended = Latch()
+            let ended = Gate()
             let cancelled = Task {
                 withUnsafeCurrentTask { $0?.cancel() }
                 defer { ended.open() }
@@ -151,7 +151,7 @@
         func entranceNeverStalls() async throws {
             // The calls marked "stuck" wait in a hook, past the entrance, until the test has seen the last call end:
             // as a middleware would wait for a token that a later call fetches.
-            let latch = Latch()
+            let latch = Gate()
             let (transport, client, key, blocker, line) = try await fullLine { request, _ in
                 if request.url?.query?.contains("stuck") == true { await latch.wait() }
                 return request
@@ -163,7 +163,7 @@
                 call(client, FaultServer.endpoint("fast", query: ["stuck": 1], timeout: 30))
             }
             try await waitUntil { transport.entranceWaitingCount == stuckCount }
-            let lastEnded = Latch()
+            let lastEnded = Gate()
             let last = Task {
                 let outcome = await call(client, FaultServer.endpoint("fast", timeout: 30)).value
                 lastEnded.open()
@@ -185,37 +185,6 @@
             #expect(await blocker.value == "ok")
             for task in line + stuck + [last] { #expect(await task.value == "ok") }
             #expect(transport.entranceWaitingCount == 0 && transport.waitingCallCount == 0)
-        }
-    }
-
-    /// Holds its waiters until it is opened, then lets them and any later ones through.
-    private final class Latch: Sendable {
-        private struct State {
-            var isOpen = false
-            var waiters: [CheckedContinuation<Void, Never>] = []
-        }
-        private let state = Mutex(State())
-
-        var isOpen: Bool { state.withLock { $0.isOpen } }
-
-        func wait() async {
-            await withCheckedContinuation { continuation in
-                let passes = state.withLock { state -> Bool in
-                    if state.isOpen { return true }
-                    state.waiters.append(continuation)
-                    return false
-                }
-                if passes { continuation.resume() }
-            }
-        }
-
-        func open() {
-            let waiters = state.withLock { state in
-                state.isOpen = true
-                defer { state.waiters = [] }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.resume() }
         }
     }
 #endif

@@ -1,35 +1,11 @@
 import Foundation
 import NALCore
 import NALLogging
+import NALTestSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-
-/// A door a task waits at until the test opens it.
-final class Gate: Sendable {
-    private let state = Locked<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let opened = state.withLock { state -> Bool in
-                if state.isOpen { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if opened { continuation.resume() }
-        }
-    }
-
-    func open() {
-        let waiters = state.withLock { state in
-            state.isOpen = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-}
 
 /// Sends through `origin`, holding the request of index `held` (counted from 0) until `release` opens; `arrived`
 /// opens when that request gets here. For races: what another call does while one is on the wire.
