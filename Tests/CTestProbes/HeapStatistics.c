@@ -11,6 +11,11 @@
 #include <malloc.h>
 
 long long nal_heap_bytes_in_use(void) { return (long long)mallinfo2().uordblks; }
+long long nal_allocated_bytes(void) {
+    struct mallinfo2 info = mallinfo2();
+    return (long long)(info.uordblks + info.hblkhd);
+}
 #else
 long long nal_heap_bytes_in_use(void) { return -1; }
+long long nal_allocated_bytes(void) { return -1; }
 #endif

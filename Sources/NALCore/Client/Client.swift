@@ -213,7 +213,7 @@ public final class Client<Service: RemoteService>: Sendable {
                 deadline: deadline, totalTimeout: totalTimeout, idleTimeout: idleTimeout)
         }
         // A call that would only wait in the transport waits here, before its chain of frames exists.
-        var waitingSince: ContinuousClock.Instant?
+        var waited: Duration?
         if let ticket = entrance.ticket(
             for: request, idleTimeout: idleTimeout, deadline: deadline, onDeadline: totalTimeout)
         {
@@ -223,12 +223,12 @@ public final class Client<Service: RemoteService>: Sendable {
                 entrance.withdraw(ticket)
             }
             if let failure { throw failure }
-            waitingSince = ticket.since
+            waited = .now - ticket.since
         }
-        defer { entrance.leave(request) }
+        defer { entrance.leave(request, afterWaiting: waited != nil) }
         return try await run(
             request, of: endpoint, target: target, kind: prepared.kind, options: options, call: call,
-            deadline: deadline, totalTimeout: totalTimeout, idleTimeout: idleTimeout, waitingSince: waitingSince)
+            deadline: deadline, totalTimeout: totalTimeout, idleTimeout: idleTimeout, waited: waited)
     }
 
     /// Sends the prepared request within the call's deadline, then validates the response.
@@ -237,7 +237,7 @@ public final class Client<Service: RemoteService>: Sendable {
     private func run(
         _ request: URLRequest, of endpoint: some RemoteService, target: Service, kind: RequestKind,
         options: RequestOptions, call: Call, deadline: ContinuousClock.Instant?, totalTimeout: NALError?,
-        idleTimeout: TimeInterval?, waitingSince: ContinuousClock.Instant? = nil
+        idleTimeout: TimeInterval?, waited: Duration? = nil
     ) async throws(NALError) -> Response {
         // Without a deadline the race never reads its error.
         let response = try await CallRace.run(deadline: deadline, onDeadline: totalTimeout ?? .cancelled) {
@@ -245,7 +245,7 @@ public final class Client<Service: RemoteService>: Sendable {
             try await send(
                 request, target: target, kind: kind, options: options, deadline: deadline,
                 progress: call.progress, streamsBody: call.streamsBody, idleTimeout: idleTimeout,
-                waitingSince: waitingSince)
+                waited: waited)
         }
         if let body = response.streamedBody, let deadline, let totalTimeout {
             BodyDeadline.enforce(deadline, on: body, with: totalTimeout)
@@ -271,7 +271,7 @@ public final class Client<Service: RemoteService>: Sendable {
     private func send(
         _ request: URLRequest, target: Service, kind: RequestKind, options: RequestOptions,
         deadline: ContinuousClock.Instant?, progress: TransferProgressHandler?, streamsBody: Bool,
-        idleTimeout: TimeInterval?, waitingSince: ContinuousClock.Instant?
+        idleTimeout: TimeInterval?, waited: Duration?
     ) async throws(NALError) -> Response {
         var request = request
         if let willSend = settings.willSend {
@@ -288,7 +288,7 @@ public final class Client<Service: RemoteService>: Sendable {
         let context = TransportContext(
             endpoint: target, kind: kind, options: options, deadline: deadline, progress: progress,
             streamsBody: streamsBody, idleTimeout: idleTimeout
-        ).waiting(since: waitingSince)
+        ).waited(waited)
         // A call that reports progress or streams is its caller's own; sharing it would send one caller's events or
         // chunks to another.
         guard let inFlight, progress == nil, !streamsBody,

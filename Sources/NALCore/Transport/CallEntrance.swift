@@ -31,6 +31,7 @@ package protocol CallEntrance: Sendable {
     /// Ends the wait of a call whose task was cancelled; nothing when it no longer waits.
     func withdraw(_ ticket: CallEntranceTicket)
 
-    /// Notes that a call that went past the entrance has ended, whatever its outcome, so that the next may go on.
-    func leave(_ request: URLRequest)
+    /// Notes that a call that went past the entrance has ended, whatever its outcome, so that the next may go on;
+    /// `afterWaiting`: it had waited at the entrance, so its end shows the calls let in are moving.
+    func leave(_ request: URLRequest, afterWaiting: Bool)
 }

@@ -34,15 +34,15 @@ public struct TransportContext: Sendable {
     /// 60 s are a choice or Foundation's default: this can. A transport takes a request's `timeoutInterval` when it
     /// is not 60 (set by hand, or by a middleware), else this value, else its own.
     public let idleTimeout: TimeInterval?
-    /// When the call began to wait for its turn before this attempt reached the transport (at `CurlTransport`'s
-    /// entrance, see `CallEntrance`), or `nil`: a transport that makes it wait again for a connection counts its idle
-    /// timeout from then, so that the two waits together last no longer than one.
-    package private(set) var waitingSince: ContinuousClock.Instant?
+    /// How long the call waited for its turn before this attempt reached the transport (at `CurlTransport`'s
+    /// entrance, see `CallEntrance`), or `nil` when it did not: a transport that makes it wait again for a connection
+    /// takes this much off the idle timeout of that wait, so that the two waits together last no longer than one.
+    package private(set) var waitedAtEntrance: Duration?
 
-    /// This context for a call that began to wait for its turn at `since` (see `waitingSince`).
-    package func waiting(since: ContinuousClock.Instant?) -> TransportContext {
+    /// This context for a call that waited `waited` at the entrance (see `waitedAtEntrance`).
+    package func waited(_ waited: Duration?) -> TransportContext {
         var context = self
-        context.waitingSince = since
+        context.waitedAtEntrance = waited
         return context
     }
 
@@ -69,7 +69,7 @@ public struct TransportContext: Sendable {
             streamsBody: streamsBody, idleTimeout: idleTimeout
         )
         // A later attempt waits afresh; the same attempt (a retry middleware's first) keeps the wait it began.
-        .waiting(since: attempt == self.attempt ? waitingSince : nil)
+        .waited(attempt == self.attempt ? waitedAtEntrance : nil)
     }
 
     /// The idle timeout a transport applies to `request`: its `timeoutInterval` when that is not Foundation's

@@ -21,7 +21,7 @@
         /// own, and returns once it waits; the task returns what the waiter was resumed with: "in", or its error.
         private func parked(
             _ shared: Shared, id: UInt64, atEntrance: Bool = true, deadline: Duration = .seconds(60),
-            onDeadline: NALError? = nil, at offset: Duration = .zero
+            onDeadline: NALError? = nil, at offset: Duration = .zero, fromEntrance: Bool = false
         ) async -> Task<String, Never> {
             let waitingBefore = count(shared, atEntrance: atEntrance)
             let waiter = { (continuation: CurlAdmission.Continuation) in
@@ -35,7 +35,8 @@
                         if atEntrance {
                             admission.parkAtEntrance(waiter(continuation), at: origin, now: start + offset)
                         } else {
-                            admission.park(waiter(continuation), at: origin, now: start + offset)
+                            admission.park(
+                                waiter(continuation), at: origin, now: start + offset, fromEntrance: fromEntrance)
                         }
                     }
                 }
@@ -243,18 +244,18 @@
             #expect(shared.admission.withLock { $0.entranceWaitingCount == 0 && $0.waitingCount == 0 })
         }
 
-        @Test("a line that stays short but moves is no starvation: it counts from the last call that reached the line")
+        @Test("a starvation counts from the last call let in that reached the line, not from other calls arriving")
         func starvationCountsFromProgress() async {
             let shared = Shared()
             let waiting = await parked(shared, id: 1000)
-            // A call let in reaches the line after 0.9 s: the line moves, so the starvation starts again from there.
-            let arrived = await parked(shared, id: 1, atEntrance: false, at: .milliseconds(900))
+            // A call let in reaches the line after 0.9 s: the calls let in move, so the starvation counts from there.
+            let arrived = await parked(shared, id: 1, atEntrance: false, at: .milliseconds(900), fromEntrance: true)
             #expect(shared.admission.withLock { $0.expire(now: start + .seconds(1)) }.isEmpty)
-            #expect(count(shared, atEntrance: true) == 1)
-            shared.admission.withLock { $0.noteProgress(of: origin, now: start + .milliseconds(1500)) }
-            #expect(shared.admission.withLock { $0.expire(now: start + .milliseconds(1900)) }.isEmpty)
-            // A second with no call reaching the line or ending: every call waiting at the entrance goes in.
-            let letIn = shared.admission.withLock { $0.expire(now: start + .milliseconds(2500)) }
+            // A call that never waited at the entrance arrives too: it says nothing of the calls let in.
+            let other = await parked(shared, id: 2, atEntrance: false, at: .milliseconds(1500))
+            #expect(shared.admission.withLock { $0.expire(now: start + .milliseconds(1899)) }.isEmpty)
+            // A second after the last call let in arrived: every call waiting at the entrance goes in.
+            let letIn = shared.admission.withLock { $0.expire(now: start + .milliseconds(1900)) }
             #expect(letIn.count == 1 && letIn.allSatisfy { $0.1 == nil })
             for (continuation, error) in letIn { continuation.resume(returning: error) }
             #expect(await waiting.value == "in")
@@ -262,6 +263,7 @@
                 continuation.resume(returning: .cancelled)
             }
             #expect(await arrived.value == "cancelled")
+            #expect(await other.value == "cancelled")
         }
 
         @Test("a line that fills again ends the starvation: nobody is let in past it")

@@ -168,8 +168,11 @@
             return origins[origin, default: Slots()].enter(limit: limit) ? .admitted : .full
         }
 
-        /// Queues a call that found its origin full; it is resumed with `nil` when admitted.
-        mutating func park(_ waiter: Waiter, at origin: Origin, now: ContinuousClock.Instant = .now) {
+        /// Queues a call that found its origin full; it is resumed with `nil` when admitted. `fromEntrance`: it had
+        /// waited at the entrance, so its arrival shows the calls let in are moving.
+        mutating func park(
+            _ waiter: Waiter, at origin: Origin, now: ContinuousClock.Instant = .now, fromEntrance: Bool = false
+        ) {
             let lines = lines(of: origin)
             lines.waiting.append(waiter)
             counts.waiting.add(1, ordering: .relaxed)
@@ -177,7 +180,7 @@
             if lines.waiting.count >= lineLength(of: origin) {
                 // The calls let in at the entrance are arriving: the line is long enough again.
                 lines.starvedSince = nil
-            } else {
+            } else if fromEntrance {
                 noteProgress(of: origin, now: now)
             }
         }
@@ -207,7 +210,8 @@
 
         /// Whether a `Client`'s call to `origin` may go on into its chain of frames now: nobody waits at the entrance
         /// before it, and the line for slots holds fewer than `lineLength` calls (the limit and 128 more), so that the
-        /// call's chain of frames waits deep down only in a short line. Otherwise it waits at the entrance (`parkAtEntrance`), where it costs a few words.
+        /// call's chain of frames waits deep down only in a short line. Otherwise it waits at the entrance
+        /// (`parkAtEntrance`), where it costs a few words.
         func mayPass(_ origin: Origin) -> Bool {
             guard let lines = origins[origin]?.lines else { return true }
             return lines.entrance.count == 0 && lines.waiting.count < lineLength(of: origin)
@@ -267,9 +271,10 @@
             dropIfUnused(origin)
         }
 
-        /// Notes that a call let in at `origin`'s entrance reached the line for slots, or ended: the line moves, so a
-        /// starvation counts from now. Only calls let in that never come (they wait in a middleware for a later call)
-        /// make an entrance starve for `starvationLimit`, not a line that stays short while it keeps moving.
+        /// Notes that a call let in at `origin`'s entrance reached the line for slots, or ended: the calls let in are
+        /// moving, so a starvation counts from now. Only calls let in that do not come (they wait in a middleware for
+        /// a later call) make an entrance starve for `starvationLimit`; calls already in the line ending do not
+        /// count, since they end whether or not the calls let in are stuck.
         mutating func noteProgress(of origin: Origin, now: ContinuousClock.Instant) {
             guard let lines = origins[origin]?.lines, lines.starvedSince != nil else { return }
             lines.starvedSince = now

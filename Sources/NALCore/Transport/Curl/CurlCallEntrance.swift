@@ -38,9 +38,9 @@
             loop.withdrawFromEntrance(id: ticket.id, at: CurlAdmission.Origin(ticket.url))
         }
 
-        func leave(_ request: URLRequest) {
+        func leave(_ request: URLRequest, afterWaiting: Bool) {
             guard loop.hasEntranceWaiters, let url = request.url else { return }
-            loop.leave(CurlAdmission.Origin(url))
+            loop.leave(CurlAdmission.Origin(url), afterWaiting: afterWaiting)
         }
     }
 #endif

@@ -160,11 +160,11 @@
         /// waits forever behind transfers that do not end (a stream nobody reads): it is the limit that libcurl
         /// applied when it held such calls itself, since a queued handle moves no byte.
         ///
-        /// A call that waited before it reached the transport (`waitingSince`, at the `Client`'s entrance) counts its
-        /// idle timeout from then: the two waits together last no longer than one.
+        /// A call that waited before it reached the transport (`waited`, at the `Client`'s entrance) waits here that
+        /// much less than its idle timeout: the two waits together last no longer than one.
         func admit(
             to origin: CurlAdmission.Origin, url: URL, idleTimeout: Duration,
-            waitingSince: ContinuousClock.Instant? = nil
+            waited: Duration? = nil
         ) async throws(NALError) {
             let entry = queue.withLock { queue -> Result<CurlAdmission.Entry, NALError> in
                 if let refusal = queue.refusal { return .failure(refusal) }
@@ -186,9 +186,10 @@
                         // A slot came free since the first try.
                         if case .admitted = queue.admission.enter(origin) { return .some(nil) }
                         let waiter = CurlAdmission.Waiter(
-                            id: id, deadline: (waitingSince ?? .now) + idleTimeout, idleTimeout: idleTimeout, url: url,
+                            id: id, deadline: .now + max(idleTimeout - (waited ?? .zero), .zero),
+                            idleTimeout: idleTimeout, url: url,
                             continuation: continuation)
-                        queue.admission.park(waiter, at: origin)
+                        queue.admission.park(waiter, at: origin, fromEntrance: waited != nil)
                         // A loop that waits may wait past this call's deadline.
                         if queue.needsWakeUp() { wakeUnlessEnded(&queue) }
                         return nil
@@ -276,13 +277,14 @@
         func nextWaiterID() -> UInt64 { lastWaiterID.add(1, ordering: .relaxed).newValue }
 
         /// Notes that a call that went past `origin`'s entrance has ended: calls waiting there may go on.
-        func leave(_ origin: CurlAdmission.Origin) {
+        /// `afterWaiting`: it had waited there, so the calls let in are moving.
+        func leave(_ origin: CurlAdmission.Origin, afterWaiting: Bool) {
             var letIn: [CurlAdmission.Continuation] = []
             queue.withLock { queue in
                 let earliestBefore = queue.admission.nextCheck
                 let now = ContinuousClock.now
-                // A call let in that ended is the line moving: a starvation counts from now.
-                queue.admission.noteProgress(of: origin, now: now)
+                // A call let in that ended: a starvation counts from now.
+                if afterWaiting { queue.admission.noteProgress(of: origin, now: now) }
                 queue.admission.pump(origin, now: now, into: &letIn)
                 // The entrance may have started to starve: the loop must wake to end it.
                 wakeIfNextCheckMoved(&queue, from: earliestBefore)

@@ -12,7 +12,7 @@ struct TransferExchange {
     var streamsBody = false
     let progress: ProgressReporter?
     var routing: (any BodyRouting)?
-    /// When the call began to wait before it reached the transport (`TransportContext.waitingSince`): its first
-    /// wait for a connection counts the idle timeout from then. `nil` once it has reached one.
-    var waitingSince: ContinuousClock.Instant?
+    /// How long the call waited before it reached the transport (`TransportContext.waitedAtEntrance`): its first
+    /// wait for a connection is that much shorter than the idle timeout. `nil` once it has reached one.
+    var waitedAtEntrance: Duration?
 }
