@@ -71,19 +71,19 @@
         func idleTimeoutSpansBothWaits() async throws {
             let (transport, client, key, blocker, line) = try await fullLine()
             let started = ContinuousClock.now
-            let waiting = call(client, FaultServer.endpoint("fast", timeout: 3))
+            let waiting = call(client, FaultServer.endpoint("fast", timeout: 8))
             try await waitUntil { transport.entranceWaitingCount == 1 }
-            try await Task.sleep(for: .milliseconds(1500))
+            try await Task.sleep(for: .seconds(6))
             // A call leaves the line: the entrance lets the waiting call in, and it waits again for the slot.
             line[0].cancel()
             try await waitUntil {
                 transport.entranceWaitingCount == 0 && transport.waitingCallCount == Self.lineForOneSlot
             }
             #expect(await waiting.value == "timed out (idle)")
-            // 1.5 s at the entrance and what was left, 1.5 s, in the line: 3 s. A fresh idle timeout in the line would
-            // have ended it at 4.5 s.
+            // 6 s at the entrance and what was left, 2 s, in the line: 8 s. A fresh idle timeout in the line would
+            // have ended it at 14 s, past what a loaded machine adds (`Timing.slack`).
             let waited = ContinuousClock.now - started
-            #expect(waited >= .seconds(3) && waited < .seconds(4), "ended after \(waited)")
+            #expect(waited >= .seconds(8) && waited < Timing.bound(.seconds(8)), "ended after \(waited)")
             try await open(key)
             #expect(await blocker.value == "ok")
             for task in line.dropFirst() { #expect(await task.value == "ok") }
@@ -124,7 +124,11 @@
             #expect(transport.entranceWaitingCount == 0 && transport.waitingCallCount == 0)
         }
 
-        @Test("a call let in that ends before the transport (its hook failed) lets the next in at once, not after 1 s")
+        @Test(
+            "a call let in that ends before the transport (its hook failed) lets the next in at once, not after 1 s",
+            // The broken behaviour, the entrance's starvation, comes after a second: too close for a race detector's
+            // slowed threads.
+            .enabled(if: !Timing.underThreadSanitizer))
         func callEndingBeforeTheTransportLetsTheNextIn() async throws {
             let (transport, client, key, blocker, line) = try await fullLine { request, _ in
                 if request.url?.query?.contains("refused") == true { throw CancellationError() }
