@@ -112,6 +112,41 @@
             for task in line { #expect(await task.value == "ok") }
         }
 
+        @Test("a transport call cancelled in the line for slots lets the first call at the entrance in")
+        func cancelledTransportCallLetsTheEntranceIn() async throws {
+            let transport = try CurlTransport(maximumConnectionsPerHost: 1)
+            let client = Client<TestEndpoint>(transport: transport)
+            let key = FaultServer.probe()
+            let blocker = call(client, blocker(key: key))
+            try await waitUntil { transport.transfersInLibcurl == 1 }
+            // The line is made of calls straight to the transport: none passed the entrance, so none leaves it.
+            let line = (0..<Self.lineForOneSlot).map { _ in
+                Task { () -> String in
+                    do {
+                        let endpoint = FaultServer.endpoint("fast", timeout: 30)
+                        _ = try await transport.send(
+                            try endpoint.urlRequest(), context: TransportContext(endpoint: endpoint))
+                        return "ok"
+                    } catch {
+                        return Self.describe(error)
+                    }
+                }
+            }
+            try await waitUntil { transport.waitingCallCount == Self.lineForOneSlot }
+            let entering = call(client, FaultServer.endpoint("fast", timeout: 30))
+            try await waitUntil { transport.entranceWaitingCount == 1 }
+            line[0].cancel()
+            #expect(await line[0].value == "cancelled")
+            // Its place goes to the call at the entrance, long before that call's idle timeout.
+            try await waitUntil {
+                transport.entranceWaitingCount == 0 && transport.waitingCallCount == Self.lineForOneSlot
+            }
+            try await open(key)
+            #expect(await blocker.value == "ok")
+            #expect(await entering.value == "ok")
+            for task in line.dropFirst() { #expect(await task.value == "ok") }
+        }
+
         @Test("shutdown() ends the calls waiting at the entrance with .cancelled")
         func shutdownEndsEntranceWaits() async throws {
             let (transport, client, _, blocker, line) = try await fullLine()
