@@ -161,10 +161,11 @@
         /// applied when it held such calls itself, since a queued handle moves no byte.
         ///
         /// A call that waited before it reached the transport (`waited`, at the `Client`'s entrance) waits here that
-        /// much less than its idle timeout: the two waits together last no longer than one.
+        /// much less than its idle timeout: the two waits together last no longer than one. `fromEntrance`: it was
+        /// let in at the entrance, so its arrival shows the calls let in are moving.
         func admit(
             to origin: CurlAdmission.Origin, url: URL, idleTimeout: Duration,
-            waited: Duration? = nil
+            waited: Duration? = nil, fromEntrance: Bool = false
         ) async throws(NALError) {
             let entry = queue.withLock { queue -> Result<CurlAdmission.Entry, NALError> in
                 if let refusal = queue.refusal { return .failure(refusal) }
@@ -189,7 +190,7 @@
                             id: id, deadline: .now + max(idleTimeout - (waited ?? .zero), .zero),
                             idleTimeout: idleTimeout, url: url,
                             continuation: continuation)
-                        queue.admission.park(waiter, at: origin, fromEntrance: waited != nil)
+                        queue.admission.park(waiter, at: origin, fromEntrance: fromEntrance)
                         // A loop that waits may wait past this call's deadline.
                         if queue.needsWakeUp() { wakeUnlessEnded(&queue) }
                         return nil

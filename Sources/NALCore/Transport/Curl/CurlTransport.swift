@@ -267,7 +267,8 @@
                 // Off the event loop: a slow handler must not hold every transfer back.
                 progress: context.progressReporter(totalBytesToSend: upload?.length, deliversAsynchronously: true),
                 // A download's later attempts (resuming after a cut) would count from it too: they wait afresh.
-                waitedAtEntrance: context.kind.isDownload ? nil : context.waitedAtEntrance)
+                waitedAtEntrance: context.kind.isDownload ? nil : context.waitedAtEntrance,
+                letInAtEntrance: context.waitedAtEntrance != nil)
             let started = (date: Date(), instant: ContinuousClock.now)
             if case .download(let destination) = context.kind {
                 do {
@@ -320,6 +321,7 @@
             while true {
                 let reply = try await self.exchange(try withCookies(withDefaultFields(sent)), upload: upload, exchange)
                 exchange.waitedAtEntrance = nil
+                exchange.letInAtEntrance = false
                 storeCookies(of: reply.head, for: sent)
                 guard let next = try followUp(to: sent, after: reply.head) else { return reply }
                 reply.stream?.stop(with: .cancelled)
@@ -395,7 +397,9 @@
             let idleTimeout = Duration.milliseconds(Int64((exchange.idleTimeout * 1000).rounded(.up)))
             // Past its origin's limit the call waits here, before it takes an easy handle (see `CurlAdmission`).
             let origin = CurlAdmission.Origin(url)
-            try await loop.admit(to: origin, url: url, idleTimeout: idleTimeout, waited: exchange.waitedAtEntrance)
+            try await loop.admit(
+                to: origin, url: url, idleTimeout: idleTimeout, waited: exchange.waitedAtEntrance,
+                fromEntrance: exchange.letInAtEntrance)
             let transfer: CurlTransfer
             do {
                 transfer = try CurlTransfer(

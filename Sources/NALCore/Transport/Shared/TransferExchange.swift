@@ -14,5 +14,9 @@ struct TransferExchange {
     var routing: (any BodyRouting)?
     /// How long the call waited before it reached the transport (`TransportContext.waitedAtEntrance`): its first
     /// wait for a connection is that much shorter than the idle timeout. `nil` once it has reached one.
+    /// A download's is `nil`: its later attempts (resuming after a cut) would take it off too.
     var waitedAtEntrance: Duration?
+    /// Whether the call waited at the entrance, downloads too: its arrival in the line for a connection shows the
+    /// calls let in are moving (`CurlAdmission.noteProgress`). `false` once it has reached one.
+    var letInAtEntrance = false
 }
