@@ -15,11 +15,11 @@ package struct CallEntranceTicket: Sendable {
         id: UInt64, url: URL, idleTimeout: Duration, deadline: ContinuousClock.Instant, onDeadline: NALError?,
         since: ContinuousClock.Instant
     ) {
-        self.since = since
         self.id = id
         self.url = url
         self.idleTimeout = idleTimeout
         self.deadline = deadline
         self.onDeadline = onDeadline
+        self.since = since
     }
 }

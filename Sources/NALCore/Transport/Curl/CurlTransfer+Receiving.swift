@@ -106,8 +106,15 @@
             head.take(line)
             guard head.isComplete, !wasComplete else { return line.count }
             var lengths = ContentLengthCheck()
-            for field in head.fields where HTTPToken.equalsIgnoringASCIICase(field.name, "Content-Length") {
-                lengths.read(field.value)
+            // A chunked body's length is the chunks' (libcurl ignores a Content-Length beside Transfer-Encoding, RFC
+            // 9112 §6.3): a length sent with it could reserve 8 MiB for a few bytes, kept as long as the body.
+            var framedByLength = true
+            for field in head.fields {
+                if HTTPToken.equalsIgnoringASCIICase(field.name, "Content-Length") {
+                    lengths.read(field.value)
+                } else if HTTPToken.equalsIgnoringASCIICase(field.name, "Transfer-Encoding") {
+                    framedByLength = false
+                }
             }
             guard lengths.namesOneLength, !lengths.isPastLargestLength else {
                 let values = head.fields.filter { HTTPToken.equalsIgnoringASCIICase($0.name, "Content-Length") }
@@ -121,11 +128,6 @@
             } catch {
                 stoppedBecause = error
                 return 0
-            }
-            // A chunked body's length is the chunks' (libcurl ignores a Content-Length beside Transfer-Encoding, RFC
-            // 9112 §6.3): a length sent with it could reserve 8 MiB for a few bytes, kept as long as the body.
-            let framedByLength = !head.fields.contains {
-                HTTPToken.equalsIgnoringASCIICase($0.name, "Transfer-Encoding")
             }
             announcedLength = decoder == nil && !streamsBody && framedByLength ? lengths.length : nil
             if streamsBody, writer == nil { startStream() }
