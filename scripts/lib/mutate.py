@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def unescape(text):
@@ -63,9 +64,36 @@ def run(command, log, timeout=None):
         try:
             return process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+            kill_session(process.pid)
             process.wait()
             return None
+
+
+def kill_session(session):
+    """Kills every process of `session`, whatever its process group: swift test runs the test binary in a group of
+    its own, and a hung mutant's test binary outlived a kill of the first group, eating a core through the runs
+    after it."""
+    while True:
+        members = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    # The fields after the command's closing parenthesis: state, ppid, pgrp, session, ...
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[3]) == session and fields[0] != "Z":
+                members.append(int(entry))
+        if not members:
+            return
+        for pid in members:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.1)
 
 
 BENCH = ".build/release/nal-bench"
