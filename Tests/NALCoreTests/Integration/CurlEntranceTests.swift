@@ -93,6 +93,37 @@
             for task in line.dropFirst() { #expect(await task.value == "ok") }
         }
 
+        @Test("a call let in from the entrance and redirected waits in the next origin's line a whole idle timeout")
+        func redirectWaitsAfresh() async throws {
+            let (transport, client, key, blocker, line) = try await fullLine()
+            // The redirect's origin (the same server as localhost) has its only slot held too.
+            let otherKey = FaultServer.probe()
+            var otherBlocker = self.blocker(key: otherKey)
+            otherBlocker.baseURL = try #require(URL(string: FaultServer.otherOrigin))
+            let heldElsewhere = call(client, otherBlocker)
+            try await waitUntil { transport.transfersInLibcurl == 2 }
+            let redirected = call(
+                client,
+                FaultServer.endpoint(
+                    "redirect", query: ["location": .string(FaultServer.otherOrigin + "/fast")], timeout: 8))
+            try await waitUntil { transport.entranceWaitingCount == 1 }
+            try await Task.sleep(for: .seconds(4))
+            // In, and at once first in the line: the calls before it leave, and the blocker ends.
+            line[0].cancel()
+            try await waitUntil { transport.entranceWaitingCount == 0 }
+            for task in line.dropFirst() { task.cancel() }
+            try await open(key)
+            #expect(await blocker.value == "ok")
+            // The redirect waits in the other origin's line: a whole idle timeout (8 s) from now. Had it kept the
+            // 4 s it waited at the entrance, it would have ended 4 s from now.
+            try await waitUntil { transport.waitingCallCount == 1 && transport.transfersInLibcurl == 1 }
+            try await Task.sleep(for: .milliseconds(5500))
+            try await open(otherKey)
+            #expect(await heldElsewhere.value == "ok")
+            #expect(await redirected.value == "ok")
+            for task in line { _ = await task.value }
+        }
+
         @Test("a call whose task was cancelled before it reached a full line's entrance ends there at once")
         func cancelledBeforeTheEntrance() async throws {
             let (transport, client, key, blocker, line) = try await fullLine()
