@@ -18,8 +18,10 @@
         static let lineTimeout: TimeInterval = Timing.underThreadSanitizer ? 300 : 30
 
         /// A transport of one connection whose slot a blocker holds (until `open(key)`) and whose line for it is full.
+        /// `bare`: the line is made of calls straight to the transport, which never passed the entrance, so that
+        /// their ends do not let anyone in there (a `Client` call's end does).
         func fullLine(
-            willSend: Client<TestEndpoint>.RequestHook? = nil
+            bare: Bool = false, willSend: Client<TestEndpoint>.RequestHook? = nil
         ) async throws -> (
             transport: CurlTransport, client: Client<TestEndpoint>, key: String, blocker: Task<String, Never>,
             line: [Task<String, Never>]
@@ -29,8 +31,18 @@
             let key = FaultServer.probe()
             let blocker = call(client, blocker(key: key))
             try await waitUntil { transport.transfersInLibcurl == 1 }
+            let endpoint = FaultServer.endpoint("fast", timeout: Self.lineTimeout)
             let line = (0..<Self.lineForOneSlot).map { _ in
-                call(client, FaultServer.endpoint("fast", timeout: Self.lineTimeout))
+                guard bare else { return call(client, endpoint) }
+                return Task { () -> String in
+                    do {
+                        _ = try await transport.send(
+                            try endpoint.urlRequest(), context: TransportContext(endpoint: endpoint))
+                        return "ok"
+                    } catch {
+                        return Self.describe(error)
+                    }
+                }
             }
             try await waitUntil { transport.waitingCallCount == Self.lineForOneSlot }
             return (transport, client, key, blocker, line)
@@ -149,25 +161,8 @@
 
         @Test("a transport call cancelled in the line for slots lets the first call at the entrance in")
         func cancelledTransportCallLetsTheEntranceIn() async throws {
-            let transport = try CurlTransport(maximumConnectionsPerHost: 1)
-            let client = Client<TestEndpoint>(transport: transport)
-            let key = FaultServer.probe()
-            let blocker = call(client, blocker(key: key))
-            try await waitUntil { transport.transfersInLibcurl == 1 }
-            // The line is made of calls straight to the transport: none passed the entrance, so none leaves it.
-            let line = (0..<Self.lineForOneSlot).map { _ in
-                Task { () -> String in
-                    do {
-                        let endpoint = FaultServer.endpoint("fast", timeout: Self.lineTimeout)
-                        _ = try await transport.send(
-                            try endpoint.urlRequest(), context: TransportContext(endpoint: endpoint))
-                        return "ok"
-                    } catch {
-                        return Self.describe(error)
-                    }
-                }
-            }
-            try await waitUntil { transport.waitingCallCount == Self.lineForOneSlot }
+            // The line's calls never passed the entrance, so none leaves it: only the cancellation lets a call in.
+            let (transport, client, key, blocker, line) = try await fullLine(bare: true)
             let entering = call(client, FaultServer.endpoint("fast", timeout: Self.lineTimeout))
             try await waitUntil { transport.entranceWaitingCount == 1 }
             line[0].cancel()
@@ -214,6 +209,82 @@
             #expect(await blocker.value == "ok")
             #expect(await next.value == "ok")
             for task in line.dropFirst() { #expect(await task.value == "ok") }
+        }
+
+        @Test(
+            "calls let in that end before the transport, one every 0.6 s, keep the entrance from starving",
+            .disabled(
+                if: Timing.underThreadSanitizer,
+                "its gaps between progress are 0.4 to 0.5 s inside the 1 s starvation limit, which the whole suite's load under ThreadSanitizer can eat"
+            ))
+        func endsOfCallsLetInAreProgress() async throws {
+            // Each call marked "refused" takes 0.6 s in its hook and fails there: it never reaches the line, and its
+            // end is all that shows the calls let in are moving. The line's calls are bare, so the entrance lets in
+            // one call for each that ends.
+            let (transport, client, key, blocker, line) = try await fullLine(bare: true) { request, _ in
+                if request.url?.query?.contains("refused") == true {
+                    try await Task.sleep(for: .milliseconds(600))
+                    throw CancellationError()
+                }
+                return request
+            }
+            var refused: [Task<String, Never>] = []
+            for index in 0..<4 {
+                refused.append(
+                    call(client, FaultServer.endpoint("fast", query: ["refused": 1], timeout: Self.lineTimeout)))
+                try await waitUntil { transport.entranceWaitingCount == index + 1 }
+            }
+            let later = (0..<3).map { _ in call(client, FaultServer.endpoint("fast", timeout: Self.lineTimeout)) }
+            try await waitUntil { transport.entranceWaitingCount == 7 }
+            line[0].cancel()
+            // After 1.5 s two refused calls have ended and a third is in its hook: no second passed without an end,
+            // so the fourth and the three later calls still wait. (Had the ends not counted, the entrance would have
+            // starved a second after the line shortened, and let all of them in.)
+            try await Task.sleep(for: .milliseconds(1500))
+            #expect(transport.entranceWaitingCount >= 4)
+            for task in refused { #expect(await task.value == "cancelled") }
+            try await open(key)
+            #expect(await blocker.value == "ok")
+            for task in later { #expect(await task.value == "ok") }
+            for task in line.dropFirst() { #expect(await task.value == "ok") }
+        }
+
+        @Test(
+            "calls let in that reach the line for slots one by one keep the entrance from starving",
+            .disabled(
+                if: Timing.underThreadSanitizer,
+                "its gaps between progress are 0.4 to 0.5 s inside the 1 s starvation limit, which the whole suite's load under ThreadSanitizer can eat"
+            ))
+        func arrivalsOfCallsLetInAreProgress() async throws {
+            // Three places free at once (bare calls leave the line, and their ends let nobody in); the three calls let
+            // in reach the line 0.5, 1 and 1.5 s later (their hooks take that long), and only the third fills it.
+            let (transport, client, key, blocker, line) = try await fullLine(bare: true) { request, _ in
+                if let query = request.url?.query, let range = query.range(of: "delay=") {
+                    let tenths = Int(query[range.upperBound...].prefix { $0.isNumber }) ?? 0
+                    try await Task.sleep(for: .milliseconds(100 * tenths))
+                }
+                return request
+            }
+            var slow: [Task<String, Never>] = []
+            for (index, tenths) in [5, 10, 15].enumerated() {
+                slow.append(
+                    call(
+                        client, FaultServer.endpoint("fast", query: ["delay": .int(tenths)], timeout: Self.lineTimeout)
+                    ))
+                try await waitUntil { transport.entranceWaitingCount == index + 1 }
+            }
+            let later = (0..<3).map { _ in call(client, FaultServer.endpoint("fast", timeout: Self.lineTimeout)) }
+            try await waitUntil { transport.entranceWaitingCount == 6 }
+            for task in line.prefix(3) { task.cancel() }
+            try await waitUntil { transport.entranceWaitingCount == 3 }
+            // At 1.5 s the second arrival (at 1 s) keeps the entrance from starving until 2 s; the third fills the
+            // line at 1.5 s. (Had arrivals not counted, the entrance would have starved at 1 s and let all in.)
+            try await Task.sleep(for: .milliseconds(1500))
+            #expect(transport.entranceWaitingCount == 3)
+            try await open(key)
+            #expect(await blocker.value == "ok")
+            for task in slow + later { #expect(await task.value == "ok") }
+            for task in line.dropFirst(3) { #expect(await task.value == "ok") }
         }
 
         @Test("calls let in that never reach the transport do not stall the calls behind them at the entrance")
