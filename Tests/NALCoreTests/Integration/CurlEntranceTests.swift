@@ -18,8 +18,8 @@
         static let lineTimeout: TimeInterval = Timing.underThreadSanitizer ? 300 : 30
 
         /// A transport of one connection whose slot a blocker holds (until `open(key)`) and whose line for it is full.
-        /// `bare`: the line is made of calls straight to the transport, which never passed the entrance, so that
-        /// their ends do not let anyone in there (a `Client` call's end does).
+        /// `bare`: the blocker and the line are calls straight to the transport, which never passed the entrance, so
+        /// that their ends do not let anyone in there (a `Client` call's end does).
         func fullLine(
             bare: Bool = false, willSend: Client<TestEndpoint>.RequestHook? = nil
         ) async throws -> (
@@ -29,10 +29,7 @@
             let transport = try CurlTransport(maximumConnectionsPerHost: 1)
             let client = Client<TestEndpoint>(transport: transport, willSend: willSend)
             let key = FaultServer.probe()
-            let blocker = call(client, blocker(key: key))
-            try await waitUntil { transport.transfersInLibcurl == 1 }
-            let endpoint = FaultServer.endpoint("fast", timeout: Self.lineTimeout)
-            let line = (0..<Self.lineForOneSlot).map { _ in
+            func send(_ endpoint: TestEndpoint) -> Task<String, Never> {
                 guard bare else { return call(client, endpoint) }
                 return Task { () -> String in
                     do {
@@ -43,6 +40,11 @@
                         return Self.describe(error)
                     }
                 }
+            }
+            let blocker = send(blocker(key: key))
+            try await waitUntil { transport.transfersInLibcurl == 1 }
+            let line = (0..<Self.lineForOneSlot).map { _ in
+                send(FaultServer.endpoint("fast", timeout: Self.lineTimeout))
             }
             try await waitUntil { transport.waitingCallCount == Self.lineForOneSlot }
             return (transport, client, key, blocker, line)
@@ -175,6 +177,19 @@
             #expect(await blocker.value == "ok")
             #expect(await entering.value == "ok")
             for task in line.dropFirst() { #expect(await task.value == "ok") }
+        }
+
+        @Test("a slot given back lets the first call at the entrance in, when no call's end does")
+        func freedSlotLetsTheEntranceIn() async throws {
+            // Bare calls hold the slot and fill the line: as they end, only the slots they give back can let the call
+            // at the entrance in. Without that it would wait there until its idle timeout.
+            let (transport, client, key, blocker, line) = try await fullLine(bare: true)
+            let entering = call(client, FaultServer.endpoint("fast", timeout: Self.lineTimeout))
+            try await waitUntil { transport.entranceWaitingCount == 1 }
+            try await open(key)
+            #expect(await blocker.value == "ok")
+            #expect(await entering.value == "ok")
+            for task in line { #expect(await task.value == "ok") }
         }
 
         @Test("shutdown() ends the calls waiting at the entrance with .cancelled")
