@@ -43,7 +43,8 @@ def mutations(path, pattern):
 
 def run(command, log, timeout=None):
     """Runs `command` in a session of its own, output to `log`; on timeout kills the whole session (the test
-    binary and its exit-test children too) and returns None."""
+    binary and its exit-test children too) and returns None. Whatever of the session outlives the command (the
+    children of a test binary that crashed) is killed too."""
     environment = dict(os.environ)
     if "NAL_DATA_HOME" in os.environ:
         # Foundation's cookie files of one run (scripts/lib/servers.sh) must not reach the next mutant's.
@@ -62,17 +63,19 @@ def run(command, log, timeout=None):
         process = subprocess.Popen(
             command, stdout=output, stderr=subprocess.STDOUT, start_new_session=True, env=environment)
         try:
-            return process.wait(timeout=timeout)
+            status = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            kill_session(process.pid)
-            process.wait()
-            return None
+            status = None
+        kill_session(process.pid)
+        process.wait()
+        return status
 
 
 def kill_session(session):
     """Kills every process of `session`, whatever its process group: swift test runs the test binary in a group of
     its own, and a hung mutant's test binary outlived a kill of the first group, eating a core through the runs
-    after it."""
+    after it. Gives up, saying so, after 10 s (a process in uninterruptible sleep)."""
+    deadline = time.monotonic() + 10
     while True:
         members = []
         for entry in os.listdir("/proc"):
@@ -88,10 +91,13 @@ def kill_session(session):
                 members.append(int(entry))
         if not members:
             return
+        if time.monotonic() > deadline:
+            print(f"!! processes {members} of a test run outlived SIGKILL for 10 s; going on", flush=True)
+            return
         for pid in members:
             try:
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
+            except OSError:
                 pass
         time.sleep(0.1)
 

@@ -13,13 +13,17 @@
         /// The line for one slot: the limit and 128 more (`CurlAdmission.lineLength`).
         static let lineForOneSlot = 129
 
+        /// Why the tests of the entrance's starvation clock do not run under ThreadSanitizer: their calls move 0.5 s
+        /// apart, inside the 1 s starvation limit, and the whole suite's load there can eat that margin.
+        static let tooTightUnderThreadSanitizer: Comment = "0.5 s margins inside the 1 s starvation limit"
+
         /// The idle timeout of the calls that must not time out: a line of hundreds through one connection takes
         /// more than 30 s under ThreadSanitizer, which slows every thread several times over.
         static let lineTimeout: TimeInterval = Timing.underThreadSanitizer ? 300 : 30
 
         /// A transport of one connection whose slot a blocker holds (until `open(key)`) and whose line for it is full.
         /// `bare`: the blocker and the line are calls straight to the transport, which never passed the entrance, so
-        /// that their ends do not let anyone in there (a `Client` call's end does).
+        /// that their ends do not let anyone in there (a `Client` call's end does); `willSend` is not theirs then.
         func fullLine(
             bare: Bool = false, willSend: Client<TestEndpoint>.RequestHook? = nil
         ) async throws -> (
@@ -110,7 +114,7 @@
         @Test("a call let in from the entrance and redirected waits in the next origin's line a whole idle timeout")
         func redirectWaitsAfresh() async throws {
             let (transport, client, key, blocker, line) = try await fullLine()
-            // The redirect's origin (the same server as localhost) has its only slot held too.
+            // The redirect's origin (the same server, named localhost: another origin) has its only slot held too.
             let otherKey = FaultServer.probe()
             var otherBlocker = self.blocker(key: otherKey)
             otherBlocker.baseURL = try #require(URL(string: FaultServer.otherOrigin))
@@ -119,19 +123,19 @@
             let redirected = call(
                 client,
                 FaultServer.endpoint(
-                    "redirect", query: ["location": .string(FaultServer.otherOrigin + "/fast")], timeout: 8))
+                    "redirect", query: ["location": .string(FaultServer.otherOrigin + "/fast")], timeout: 10))
             try await waitUntil { transport.entranceWaitingCount == 1 }
             try await Task.sleep(for: .seconds(4))
-            // In, and at once first in the line: the calls before it leave, and the blocker ends.
+            // In (with 6 s left of its idle timeout), and at once first in the line: the calls before it leave, and the blocker ends.
             line[0].cancel()
             try await waitUntil { transport.entranceWaitingCount == 0 }
             for task in line.dropFirst() { task.cancel() }
             try await open(key)
             #expect(await blocker.value == "ok")
-            // The redirect waits in the other origin's line: a whole idle timeout (8 s) from now. Had it kept the
-            // 4 s it waited at the entrance, it would have ended 4 s from now.
+            // The redirect waits in the other origin's line: a whole idle timeout (10 s) from now. Had it kept the
+            // 4 s it waited at the entrance, it would have ended 6 s from now.
             try await waitUntil { transport.waitingCallCount == 1 && transport.transfersInLibcurl == 1 }
-            try await Task.sleep(for: .milliseconds(5500))
+            try await Task.sleep(for: .seconds(7))
             try await open(otherKey)
             #expect(await heldElsewhere.value == "ok")
             #expect(await redirected.value == "ok")
@@ -188,6 +192,8 @@
             try await waitUntil { transport.entranceWaitingCount == 1 }
             try await open(key)
             #expect(await blocker.value == "ok")
+            // Let in as the blocker's slot comes back, long before its idle timeout.
+            try await waitUntil { transport.entranceWaitingCount == 0 }
             #expect(await entering.value == "ok")
             for task in line { #expect(await task.value == "ok") }
         }
@@ -227,18 +233,18 @@
         }
 
         @Test(
-            "calls let in that end before the transport, one every 0.6 s, keep the entrance from starving",
+            "calls let in that end before the transport, one every 0.5 s, keep the entrance from starving",
             .disabled(
                 if: Timing.underThreadSanitizer,
-                "its gaps between progress are 0.4 to 0.5 s inside the 1 s starvation limit, which the whole suite's load under ThreadSanitizer can eat"
+                Self.tooTightUnderThreadSanitizer
             ))
         func endsOfCallsLetInAreProgress() async throws {
-            // Each call marked "refused" takes 0.6 s in its hook and fails there: it never reaches the line, and its
+            // Each call marked "refused" takes 0.5 s in its hook and fails there: it never reaches the line, and its
             // end is all that shows the calls let in are moving. The line's calls are bare, so the entrance lets in
             // one call for each that ends.
             let (transport, client, key, blocker, line) = try await fullLine(bare: true) { request, _ in
                 if request.url?.query?.contains("refused") == true {
-                    try await Task.sleep(for: .milliseconds(600))
+                    try await Task.sleep(for: .milliseconds(500))
                     throw CancellationError()
                 }
                 return request
@@ -252,12 +258,13 @@
             let later = (0..<3).map { _ in call(client, FaultServer.endpoint("fast", timeout: Self.lineTimeout)) }
             try await waitUntil { transport.entranceWaitingCount == 7 }
             line[0].cancel()
-            // After 1.5 s two refused calls have ended and a third is in its hook: no second passed without an end,
-            // so the fourth and the three later calls still wait. (Had the ends not counted, the entrance would have
-            // starved a second after the line shortened, and let all of them in.)
-            try await Task.sleep(for: .milliseconds(1500))
-            #expect(transport.entranceWaitingCount >= 4)
+            // The refused calls go in one at a time, 0.5 s apart; the last one's end lets the first later call in,
+            // which fills the line. No second passed without an end, so the two other later calls still wait. (Had
+            // the ends not counted, the entrance would have starved a second after the line shortened, and let all
+            // of them in.)
             for task in refused { #expect(await task.value == "cancelled") }
+            try await waitUntil { transport.waitingCallCount == Self.lineForOneSlot }
+            #expect(transport.entranceWaitingCount == 2)
             try await open(key)
             #expect(await blocker.value == "ok")
             for task in later { #expect(await task.value == "ok") }
@@ -268,7 +275,7 @@
             "calls let in that reach the line for slots one by one keep the entrance from starving",
             .disabled(
                 if: Timing.underThreadSanitizer,
-                "its gaps between progress are 0.4 to 0.5 s inside the 1 s starvation limit, which the whole suite's load under ThreadSanitizer can eat"
+                Self.tooTightUnderThreadSanitizer
             ))
         func arrivalsOfCallsLetInAreProgress() async throws {
             // Three places free at once (bare calls leave the line, and their ends let nobody in); the three calls let
