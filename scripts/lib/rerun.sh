@@ -10,9 +10,14 @@ rerun_failed_suites() {
     local log=$1
     shift
     local issues suites suite
-    issues=$(grep -E '✘ Test .* recorded an issue at ' "$log" || true)
+    # A parameterized test's line names its arguments first: "recorded an issue with 1 argument x → 1 at F.swift:3:4".
+    issues=$(grep -E '✘ Test .* recorded an issue (with .* )?at [A-Za-z0-9_]+\.swift:[0-9]+' "$log" || true)
     [[ -n "$issues" ]] || return 1
-    suites=$(grep -oE 'recorded an issue at [A-Za-z0-9_]+\.swift' <<< "$issues" | sed 's/.* at //; s/\.swift$//' | sort -u)
+    # The first location after "recorded an issue" is the test's; the message after it may name others.
+    suites=$(while IFS= read -r line; do
+        grep -oE ' at [A-Za-z0-9_]+\.swift:[0-9]+:[0-9]+' <<< " ${line#* recorded an issue }" | head -1 \
+            | sed -E 's/ at ([A-Za-z0-9_]+)\.swift.*/\1/'
+    done <<< "$issues" | sort -u)
     echo "== tests failed under the whole pass's load; each of their suites again, alone:" $suites
     for suite in $suites; do
         swift test --skip-build "$@" --filter "$suite" 2>&1 | tee "$log.$suite"
