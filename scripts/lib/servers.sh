@@ -54,6 +54,9 @@ await_announcement() {
 # The fault server is standard-library Python: it needs no install. It prints `port <n>` once it listens.
 start_fault_server() {
     mkdir -p .build
+    # Emptied here, before the server starts: the redirect below empties it only once the child runs, and the
+    # announcement read meanwhile was the last server's port (a CI rehearsal's sanitizer pass called a closed port).
+    : > .build/fault-server.log
     python3 scripts/fault_server.py > .build/fault-server.log 2>&1 &
     FAULT_PID=$!
     local port
