@@ -13,9 +13,9 @@
         /// The line for one slot: the limit and 128 more (`CurlAdmission.lineLength`).
         static let lineForOneSlot = 129
 
-        /// Why the tests of the entrance's starvation clock do not run under ThreadSanitizer: their calls move 0.5 s
-        /// apart, inside the 1 s starvation limit, and the whole suite's load there can eat that margin.
-        static let tooTightUnderThreadSanitizer: Comment = "0.5 s margins inside the 1 s starvation limit"
+        /// Why the tests of the entrance's starvation clock do not run under ThreadSanitizer: their calls move 0.2 to
+        /// 0.3 s apart, inside the 1 s starvation limit, and the whole suite's load there slows everything severalfold.
+        static let tooTightUnderThreadSanitizer: Comment = "0.2 to 0.3 s steps inside the 1 s starvation limit"
 
         /// The idle timeout of the calls that must not time out: a line of hundreds through one connection takes
         /// more than 30 s under ThreadSanitizer, which slows every thread several times over.
@@ -233,35 +233,35 @@
         }
 
         @Test(
-            "calls let in that end before the transport, one every 0.5 s, keep the entrance from starving",
+            "calls let in that end before the transport, one every 0.2 s, keep the entrance from starving",
             .disabled(
                 if: Timing.underThreadSanitizer,
                 Self.tooTightUnderThreadSanitizer
             ))
         func endsOfCallsLetInAreProgress() async throws {
-            // Each call marked "refused" takes 0.5 s in its hook and fails there: it never reaches the line, and its
+            // Each call marked "refused" takes 0.2 s in its hook and fails there: it never reaches the line, and its
             // end is all that shows the calls let in are moving. The line's calls are bare, so the entrance lets in
             // one call for each that ends.
             let (transport, client, key, blocker, line) = try await fullLine(bare: true) { request, _ in
                 if request.url?.query?.contains("refused") == true {
-                    try await Task.sleep(for: .milliseconds(500))
+                    try await Task.sleep(for: .milliseconds(200))
                     throw CancellationError()
                 }
                 return request
             }
             var refused: [Task<String, Never>] = []
-            for index in 0..<4 {
+            for index in 0..<8 {
                 refused.append(
                     call(client, FaultServer.endpoint("fast", query: ["refused": 1], timeout: Self.lineTimeout)))
                 try await waitUntil { transport.entranceWaitingCount == index + 1 }
             }
             let later = (0..<3).map { _ in call(client, FaultServer.endpoint("fast", timeout: Self.lineTimeout)) }
-            try await waitUntil { transport.entranceWaitingCount == 7 }
+            try await waitUntil { transport.entranceWaitingCount == 11 }
             line[0].cancel()
-            // The refused calls go in one at a time, 0.5 s apart; the last one's end lets the first later call in,
-            // which fills the line. No second passed without an end, so the two other later calls still wait. (Had
-            // the ends not counted, the entrance would have starved a second after the line shortened, and let all
-            // of them in.)
+            // The refused calls go in one at a time, 0.2 s apart (1.6 s in all: 0.8 s of slack for a loaded pool in
+            // each step); the last one's end lets the first later call in, which fills the line. No second passed
+            // without an end, so the two other later calls still wait. (Had the ends not counted, the entrance would
+            // have starved a second after the line shortened, and let all of them in.)
             for task in refused { #expect(await task.value == "cancelled") }
             try await waitUntil { transport.waitingCallCount == Self.lineForOneSlot }
             #expect(transport.entranceWaitingCount == 2)
@@ -278,8 +278,8 @@
                 Self.tooTightUnderThreadSanitizer
             ))
         func arrivalsOfCallsLetInAreProgress() async throws {
-            // Three places free at once (bare calls leave the line, and their ends let nobody in); the three calls let
-            // in reach the line 0.5, 1 and 1.5 s later (their hooks take that long), and only the third fills it.
+            // Five places free at once (bare calls leave the line, and their ends let nobody in); the five calls let in
+            // reach the line 0.3 s apart (their hooks take that long), 1.5 s in all, and only the last fills it.
             let (transport, client, key, blocker, line) = try await fullLine(bare: true) { request, _ in
                 if let query = request.url?.query, let range = query.range(of: "delay=") {
                     let tenths = Int(query[range.upperBound...].prefix { $0.isNumber }) ?? 0
@@ -288,7 +288,7 @@
                 return request
             }
             var slow: [Task<String, Never>] = []
-            for (index, tenths) in [5, 10, 15].enumerated() {
+            for (index, tenths) in [3, 6, 9, 12, 15].enumerated() {
                 slow.append(
                     call(
                         client, FaultServer.endpoint("fast", query: ["delay": .int(tenths)], timeout: Self.lineTimeout)
@@ -296,17 +296,18 @@
                 try await waitUntil { transport.entranceWaitingCount == index + 1 }
             }
             let later = (0..<3).map { _ in call(client, FaultServer.endpoint("fast", timeout: Self.lineTimeout)) }
-            try await waitUntil { transport.entranceWaitingCount == 6 }
-            for task in line.prefix(3) { task.cancel() }
+            try await waitUntil { transport.entranceWaitingCount == 8 }
+            for task in line.prefix(5) { task.cancel() }
             try await waitUntil { transport.entranceWaitingCount == 3 }
-            // At 1.5 s the second arrival (at 1 s) keeps the entrance from starving until 2 s; the third fills the
-            // line at 1.5 s. (Had arrivals not counted, the entrance would have starved at 1 s and let all in.)
-            try await Task.sleep(for: .milliseconds(1500))
+            // Each arrival keeps the entrance from starving for a second more (0.7 s of slack in each step); the last
+            // fills the line, and the later calls still wait. (Had arrivals not counted, the entrance would have
+            // starved at 1 s and let all of them in.)
+            try await waitUntil { transport.waitingCallCount == Self.lineForOneSlot }
             #expect(transport.entranceWaitingCount == 3)
             try await open(key)
             #expect(await blocker.value == "ok")
             for task in slow + later { #expect(await task.value == "ok") }
-            for task in line.dropFirst(3) { #expect(await task.value == "ok") }
+            for task in line.dropFirst(5) { #expect(await task.value == "ok") }
         }
 
         @Test("calls let in that never reach the transport do not stall the calls behind them at the entrance")
