@@ -10,6 +10,8 @@ struct ByteBuffer: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>?
     private(set) var count = 0
     private var capacity = 0
+    /// Whether `base` is this buffer's to free; a buffer over borrowed scratch memory owns nothing until it grows.
+    private var ownsStorage = true
 
     /// An empty buffer with room for `capacity` bytes.
     init(capacity: Int = 0) {
@@ -19,8 +21,16 @@ struct ByteBuffer: ~Copyable {
         }
     }
 
+    /// An empty buffer that writes into `scratch` (stack memory, typically) until it needs more room, and then
+    /// moves to memory of its own. The caller must end the buffer before `scratch` goes.
+    init(borrowing scratch: UnsafeMutableBufferPointer<UInt8>) {
+        base = scratch.baseAddress
+        capacity = scratch.count
+        ownsStorage = false
+    }
+
     deinit {
-        base?.deallocate()
+        if ownsStorage { base?.deallocate() }
     }
 
     var isEmpty: Bool { count == 0 }
@@ -101,6 +111,7 @@ struct ByteBuffer: ~Copyable {
         swap(&taken.base, &base)
         swap(&taken.count, &count)
         swap(&taken.capacity, &capacity)
+        swap(&taken.ownsStorage, &ownsStorage)
         return taken
     }
 
@@ -130,9 +141,10 @@ struct ByteBuffer: ~Copyable {
         let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         if let base {
             newBase.initialize(from: base, count: count)
-            base.deallocate()
+            if ownsStorage { base.deallocate() }
         }
         base = newBase
         capacity = newCapacity
+        ownsStorage = true
     }
 }

@@ -9,8 +9,9 @@ struct QueryStringWriter: ~Copyable {
     var output: ByteBuffer
     /// Whether a `&` goes before the next pair.
     private var needsSeparator: Bool
-    /// The escaped key of the value being written, for example `filter%5Blang%5D`.
-    private var key = ByteBuffer(capacity: 64)
+    /// The escaped key of the value being written, for example `filter%5Blang%5D`: stack scratch while a `write`
+    /// runs (`withKeyScratch`), so that writing allocates nothing for it.
+    private var key = ByteBuffer()
     /// The unescaped key, kept only when a custom array encoding needs to see it.
     private var rawKey = ""
     private let tracksRawKey: Bool
@@ -32,8 +33,10 @@ struct QueryStringWriter: ~Copyable {
     }
 
     mutating func write(_ parameters: Parameters) throws(ParameterFault) {
-        try parameters.forEachSortedByKey { (name, value) throws(ParameterFault) in
-            try writeTopLevel(name, value)
+        try withKeyScratch { (writer) throws(ParameterFault) in
+            try parameters.forEachSortedByKey { (name, value) throws(ParameterFault) in
+                try writer.writeTopLevel(name, value)
+            }
         }
     }
 
@@ -41,23 +44,51 @@ struct QueryStringWriter: ~Copyable {
     /// list's order.
     mutating func write(_ list: ParameterList) throws(ParameterFault) {
         let entries = list.entries
-        if entries.count == 1 { return try writeTopLevel(entries[0].0, entries[0].1) }
-        try withUnsafeTemporaryAllocation(of: KeyOrder<Int>.self, capacity: entries.count) {
-            (order) throws(ParameterFault) in
-            for index in entries.indices {
-                order.initializeElement(at: index, to: KeyOrder(entries[index].0, at: index))
+        try withKeyScratch { (writer) throws(ParameterFault) in
+            if entries.count == 1 { return try writer.writeTopLevel(entries[0].0, entries[0].1) }
+            try withUnsafeTemporaryAllocation(of: KeyOrder<Int>.self, capacity: entries.count) {
+                (order) throws(ParameterFault) in
+                for index in entries.indices {
+                    order.initializeElement(at: index, to: KeyOrder(entries[index].0, at: index))
+                }
+                KeyOrder.sort(order) { entries[$0].0 }
+                for slot in order { try writer.writeTopLevel(entries[slot.position].0, entries[slot.position].1) }
             }
-            KeyOrder.sort(order) { entries[$0].0 }
-            for slot in order { try writeTopLevel(entries[slot.position].0, entries[slot.position].1) }
+        }
+    }
+
+    /// Runs `body` with `key` over 256 bytes of stack, which longer keys leave for the heap; `key` is emptied
+    /// before the stack memory goes.
+    private mutating func withKeyScratch(
+        _ body: (inout QueryStringWriter) throws(ParameterFault) -> Void
+    ) throws(ParameterFault) {
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { (scratch) throws(ParameterFault) in
+            key = ByteBuffer(borrowing: scratch)
+            defer { key = ByteBuffer() }
+            try body(&self)
         }
     }
 
     private mutating func writeTopLevel(_ name: String, _ value: ParameterValue) throws(ParameterFault) {
         guard !name.isEmpty else { throw ParameterFault(.emptyKey) }
-        key.truncate(to: 0)
-        PercentEncoding.appendQueryEscaped(name, spaceAsPlus: spaceAsPlus, to: &key)
         if tracksRawKey { rawKey = name }
-        do throws(ParameterFault) { try writeValue(value, depth: 1) } catch { throw error.under(.key(name)) }
+        do throws(ParameterFault) {
+            switch value {
+            case .dictionary, .array:
+                key.truncate(to: 0)
+                PercentEncoding.appendQueryEscaped(name, spaceAsPlus: spaceAsPlus, to: &key)
+                try writeValue(value, depth: 1)
+            default:
+                // A scalar's key is its name alone, escaped straight into the output rather than through `key`.
+                if needsSeparator { output.append(UInt8(ascii: "&")) }
+                needsSeparator = true
+                PercentEncoding.appendQueryEscaped(name, spaceAsPlus: spaceAsPlus, to: &output)
+                output.append(UInt8(ascii: "="))
+                try writeScalar(value)
+            }
+        } catch {
+            throw error.under(.key(name))
+        }
     }
 
     /// `depth` counts the containers around `value`, the top-level parameters included.
@@ -84,26 +115,33 @@ struct QueryStringWriter: ~Copyable {
         case .array(let elements):
             guard depth < ParameterValue.maximumNestingDepth else { throw ParameterFault(.nestingTooDeep) }
             try writeArray(elements, depth: depth + 1)
-        case .string(let string):
+        case .string, .int, .double, .bool, .null:
             beginPair()
+            try writeScalar(value)
+        }
+    }
+
+    /// Writes a value that is not a container, after its `key=`.
+    @inline(__always)
+    private mutating func writeScalar(_ value: ParameterValue) throws(ParameterFault) {
+        switch value {
+        case .string(let string):
             PercentEncoding.appendQueryEscaped(string, spaceAsPlus: spaceAsPlus, to: &output)
         case .int(let int):
-            beginPair()
             output.appendDecimal(int)
         case .double(let double):
             guard double.isFinite else { throw ParameterFault(.nonFiniteNumber) }
-            beginPair()
             // `Double.description` is what Alamofire writes on Linux (NSNumber's description there); `1e+20` has
             // a `+` that must be escaped.
             PercentEncoding.appendQueryEscaped(double.description, to: &output)
         case .bool(let bool):
-            beginPair()
             switch boolEncoding {
             case .numeric: output.append(bool ? UInt8(ascii: "1") : UInt8(ascii: "0"))
             case .literal: output.appendUTF8(bool ? "true" : "false")
             }
-        case .null:
-            beginPair()
+        case .null, .dictionary, .array:
+            // Containers never reach here; `null` is the bare `key=`.
+            break
         }
     }
 

@@ -61,10 +61,12 @@ public struct URLEncoding: ParameterEncoding {
     /// Always the body.
     public static var httpBody: URLEncoding { URLEncoding(destination: .httpBody) }
 
-    /// Where the encoded parameters go.
-    public let destination: Destination
+    // Stored in this order, the struct is 18 bytes and fits an existential's inline buffer (24 bytes), so an
+    // endpoint's `encoding: URLEncoding.default` allocates no box on every call; `destination` first made it 25.
     /// How array elements are keyed.
     public let arrayEncoding: ArrayEncoding
+    /// Where the encoded parameters go.
+    public let destination: Destination
     /// How booleans are written.
     public let boolEncoding: BoolEncoding
 

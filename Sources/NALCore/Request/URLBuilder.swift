@@ -35,13 +35,27 @@ struct URLBuilder: ~Copyable {
         self.fragment = fragment
     }
 
-    /// Joins `path` to `baseURL`: no doubled or lost slashes, the base path and query are kept.
-    static func joining(baseURL: URL, path: String) throws(NALError) -> URLBuilder {
+    /// Joins `path` to `baseURL`, lets `complete` add to the URL (its query), and parses the finished URL once.
+    ///
+    /// The URL is written into 1 KiB of stack, which a longer URL leaves for the heap, so that a typical request's
+    /// URL costs one allocation: the `String` that `URL(string:)` parses.
+    static func withJoined<Extra>(
+        baseURL: URL, path: String, _ complete: (inout URLBuilder) throws(NALError) -> Extra
+    ) throws(NALError) -> (url: URL, extra: Extra) {
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { (scratch) throws(NALError) in
+            var builder = try joining(baseURL: baseURL, path: path, into: ByteBuffer(borrowing: scratch))
+            let extra = try complete(&builder)
+            return (try builder.makeURL(), extra)
+        }
+    }
+
+    /// Joins `path` to `baseURL` in `main`: no doubled or lost slashes, the base path and query are kept.
+    private static func joining(
+        baseURL: URL, path: String, into main: consuming ByteBuffer
+    ) throws(NALError) -> URLBuilder {
         // One read of `absoluteString`, scanned as contiguous UTF-8: reading `scheme` and `host` instead costs a
         // parse each on every request.
         var absolute = baseURL.absoluteString
-        // Room for the path and a typical query, so that writing the query does not grow the buffer.
-        var main = ByteBuffer(capacity: absolute.utf8.count + path.utf8.count + 256)
         let split = absolute.withUTF8 { buffer in
             BaseURLParts.of(buffer).map { parts in
                 main.append(UnsafeBufferPointer(rebasing: buffer[..<parts.mainEnd]))

@@ -59,6 +59,24 @@ struct URLRequestPreparationTests {
         #expect(request.httpBody == nil)
     }
 
+    /// Preparation writes the URL into 1 KiB of stack and each key into 256 bytes; past those it moves to the heap.
+    @Test("a URL past 1 KiB and nested keys past 256 bytes are written whole", arguments: [200, 1_000, 5_000])
+    func longURLsAndKeys(length: Int) throws {
+        let long = String(repeating: "k", count: length)
+        let parameters: Parameters = [
+            "a": "x", long: ["inner": [long: 1]], "z": .array(Array(repeating: "y", count: length / 50)),
+        ]
+        let request = try prepare(.parameters(parameters, encoding: URLEncoding.default), path: "p/\(long)")
+        let values = Array(repeating: "z%5B%5D=y", count: length / 50).joined(separator: "&")
+        let expected =
+            "https://api.example.com/v1/p/\(long)?a=x&\(long)%5Binner%5D%5B\(long)%5D=1"
+            + (values.isEmpty ? "" : "&" + values)
+        #expect(request.url?.absoluteString == expected)
+        // The same bytes come out of the form body, which writes into a buffer of its own.
+        let form = try prepare(.parameters(parameters, encoding: URLEncoding.default), method: .post)
+        #expect(form.bodyString == String(expected.drop { $0 != "?" }.dropFirst()))
+    }
+
     @Test("parameters go to the body for POST and as JSON with JSONEncoding")
     func parametersInBody() throws {
         let form = try prepare(.parameters(["a": 1, "b": "x y"], encoding: URLEncoding.default), method: .post)
