@@ -4,9 +4,11 @@ import Foundation
 ///
 /// An `Array` append checks that the array is uniquely referenced, through a call, before every write; a URL with a
 /// query is some 200 such writes. This buffer cannot be copied, so it is always unique: an append checks the capacity
-/// and stores. It owns its memory and frees it when it goes.
+/// and stores. It frees the memory it allocated when it goes; a buffer over borrowed scratch (`init(borrowing:)`) frees
+/// nothing it did not allocate, and must end before the scratch does.
 struct ByteBuffer: ~Copyable {
-    /// `nil` while nothing has been allocated (a new empty buffer, or one whose bytes were taken).
+    /// `nil` while the buffer has no memory (a new empty buffer, or one whose bytes were taken); may point at
+    /// borrowed scratch.
     private var base: UnsafeMutablePointer<UInt8>?
     private(set) var count = 0
     private var capacity = 0
@@ -105,7 +107,8 @@ struct ByteBuffer: ~Copyable {
         if count > 0 { count -= 1 }
     }
 
-    /// Moves the bytes out, leaving this buffer empty and unallocated.
+    /// Moves the bytes out, leaving this buffer empty and unallocated. A buffer over borrowed scratch hands on the
+    /// borrowed pointer: the taken buffer must end, or be given back, before the scratch does.
     mutating func take() -> ByteBuffer {
         var taken = ByteBuffer()
         swap(&taken.base, &base)

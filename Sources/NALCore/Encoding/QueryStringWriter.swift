@@ -78,7 +78,7 @@ struct QueryStringWriter: ~Copyable {
                 key.truncate(to: 0)
                 PercentEncoding.appendQueryEscaped(name, spaceAsPlus: spaceAsPlus, to: &key)
                 try writeValue(value, depth: 1)
-            default:
+            case .string, .int, .double, .bool, .null:
                 // A scalar's key is its name alone, escaped straight into the output rather than through `key`.
                 if needsSeparator { output.append(UInt8(ascii: "&")) }
                 needsSeparator = true
@@ -139,8 +139,11 @@ struct QueryStringWriter: ~Copyable {
             case .numeric: output.append(bool ? UInt8(ascii: "1") : UInt8(ascii: "0"))
             case .literal: output.appendUTF8(bool ? "true" : "false")
             }
-        case .null, .dictionary, .array:
-            // Containers never reach here; `null` is the bare `key=`.
+        case .null:
+            // The bare `key=`.
+            break
+        case .dictionary, .array:
+            // Callers hand containers to `writeValue`, never here.
             break
         }
     }

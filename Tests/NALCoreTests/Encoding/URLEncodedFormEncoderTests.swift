@@ -37,6 +37,13 @@ struct URLEncodedFormEncoderTests {
                 + "&tags%5B0%5D=server&tags%5B1%5D=linux")
     }
 
+    @Test("with plusReplaced, a space in a key becomes + too, at the top level and nested")
+    func spaceInKeys() throws {
+        let encoder = URLEncodedFormEncoder(spaceEncoding: .plusReplaced)
+        #expect(try encoder.encode(["a b": "c d"]) == "a+b=c+d")
+        #expect(try encoder.encode(["a b": ["e f": "c d"]]) == "a+b%5Be+f%5D=c+d")
+    }
+
     @Test(
         "key encodings",
         arguments: [

@@ -62,6 +62,12 @@ struct URLEncodingTests {
         #expect(escaped == AlamofireReference.escape(input))
     }
 
+    /// An endpoint holds its encoding as `any ParameterEncoding`: past 24 bytes, every `requestType` read boxes it.
+    @Test("URLEncoding fits an existential's inline buffer")
+    func fitsInline() {
+        #expect(MemoryLayout<URLEncoding>.size <= 3 * MemoryLayout<Int>.size)
+    }
+
     @Test("keys are escaped like values, brackets included")
     func keyEscaping() throws {
         #expect(try query(["a b": 1, "ü": 2, "x[y]": 3]) == "a%20b=1&x%5By%5D=3&%C3%BC=2")
