@@ -15,7 +15,7 @@ extension RemoteService {
     /// and the body is encoded according to `requestType`. Upload and download bodies are not set here: the
     /// transport streams them. Every failure is an `NALError` that names the part that is wrong.
     public func urlRequest() throws(NALError) -> URLRequest {
-        // Not `preparedRequest().request`: working out the kind copies the request type, a tenth of a query's cost.
+        // Not `preparedRequest().request`: working out the kind it would drop copies the request type's payload.
         try request(for: requestType)
     }
 
