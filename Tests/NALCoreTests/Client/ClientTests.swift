@@ -208,6 +208,38 @@ struct ClientTests {
         #expect(clock.now - start < Timing.bound(.milliseconds(200)))
     }
 
+    @Test("a total timeout that falls due as the answer comes: every call ends once, with one of the two")
+    func deadlineMeetsTheAnswer() async {
+        // The timer's thread and the call's task race to end each call; under ThreadSanitizer (scripts/tsan.sh) this
+        // is where state they share without a lock it can see would show.
+        let client = Client<TestEndpoint>(transport: MemoryTransport(delay: .milliseconds(2)))
+        let calls = 400
+        var answered = 0
+        var timedOut = 0
+        await withTaskGroup(of: NALError?.self) { group in
+            for index in 0..<calls {
+                // From before the answer to well after it, in steps of a millisecond.
+                let totalTimeout = 0.001 * Double(1 + index % 10)
+                group.addTask {
+                    do throws(NALError) {
+                        _ = try await client.request(TestEndpoint(totalTimeout: totalTimeout))
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+            }
+            for await failure in group {
+                switch failure {
+                case nil: answered += 1
+                case .timedOut(let timeout)? where timeout.limit == .total: timedOut += 1
+                case let other?: Issue.record("expected the answer or the total timeout, got \(other)")
+                }
+            }
+        }
+        #expect(answered + timedOut == calls)
+    }
+
     @Test("response headers: built once, case-insensitive lookup, equality independent of order and name case")
     func responseHeaders() throws {
         let url = try #require(URL(string: "https://api.example.com/x"))
