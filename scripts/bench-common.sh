@@ -9,10 +9,11 @@ require_bench() {
 }
 
 # start_server SCRIPT: runs a standard-library Python server of scripts/ on a free port, sets PORT, and stops it
-# (and removes WORK, when set) when the calling script exits.
+# (and removes WORK, when set) when the calling script exits. SERVER_PIN, when set, is a command the server runs
+# under (`taskset -c 1`).
 start_server() {
     SERVER_LOG=$(mktemp)
-    python3 "scripts/$1" > "$SERVER_LOG" 2>&1 &
+    ${SERVER_PIN[@]+"${SERVER_PIN[@]}"} python3 "scripts/$1" > "$SERVER_LOG" 2>&1 &
     SERVER=$!
     trap 'kill $SERVER 2>/dev/null || true; rm -f "$SERVER_LOG"; [[ -n "${WORK:-}" ]] && rm -rf "$WORK"' EXIT
     for _ in $(seq 1 50); do

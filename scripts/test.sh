@@ -157,6 +157,10 @@ echo "== memory bounds (small variant; scripts/memory-bounds.sh for the full one
 scripts/memory-bounds.sh --quick
 echo "== loopback round trips (small variant; scripts/loopback-bench.sh for the full one)"
 scripts/loopback-bench.sh --quick
+if (( $(nproc) >= 2 )) && command -v taskset > /dev/null; then
+    echo "== the same with the server on a core of its own (scripts/loopback-bench.sh --separate-cores)"
+    scripts/loopback-bench.sh --separate-cores --quick
+fi
 echo "== stub listener throughput beside the Python server (small variant; scripts/stub-listener-bench.sh for the full one)"
 scripts/stub-listener-bench.sh --quick
 echo "== big transfers: memory and throughput (small variant; scripts/transfer-bench.sh for the full one)"
