@@ -13,8 +13,10 @@ import NALLogging
 
 /// `nal-bench loopback URL`: round trips to a fast local server (`scripts/loopback_server.py`), three ways in
 /// interleaved rounds: NAL's Client over URLSessionTransport, plain `URLSession.data(for:)`, and a bare
-/// delegate-based data task (what URLSessionTransport must do at least). Each round measures sequential calls,
-/// then throughput with 100 in flight; ratios are medians of per-round ratios against `data(for:)`.
+/// delegate-based data task (what URLSessionTransport must do at least). Each round measures sequential calls (time,
+/// and the process's CPU per call), then throughput and CPU with 100 in flight; ratios are medians of per-round
+/// ratios against `data(for:)`. The timed passes run with the allocation counter paused; allocations per call come
+/// from an untimed counted pass.
 /// `scripts/loopback-bench.sh` starts the server and runs it.
 enum LoopbackBenchmark {
     struct Options {
@@ -148,10 +150,18 @@ enum LoopbackBenchmark {
                     walls.append(ContinuousClock.now - start)
                 }
                 let startup = (wall: walls.sorted()[2], cpuSeconds: cpus.sorted()[2])
+                let batchStart = ContinuousClock.now
                 let cpu = try await CurlCommandLine.batch(curl, base: options.url, count: count, inFlight: inFlight)
+                let batchWall = ContinuousClock.now - batchStart
+                // The one-call run made a call too: the batch less it is `count - 1` calls, scaled to `count`.
+                let scale = Double(count) / Double(max(1, count - 1))
+                let callsWall = max(.zero, (batchWall - startup.wall) * scale)
                 // Left out of the batch's time: the five measuring runs, and the batch's own start.
                 let measuring = walls.reduce(Duration.zero, +)
-                return (cpuSeconds: max(0, cpu - startup.cpuSeconds), overhead: measuring + startup.wall)
+                return (
+                    cpuSeconds: max(0, cpu - startup.cpuSeconds) * scale,
+                    overhead: measuring + batchWall - callsWall
+                )
             }
         ]
     }
@@ -200,7 +210,7 @@ enum LoopbackBenchmark {
         var sequential = Array(repeating: [Double](), count: contenders.count)
         var throughput = Array(repeating: [Double](), count: contenders.count)
         var cpu = Array(repeating: [Double](), count: contenders.count)
-        // Client CPU per sequential call: issue 38's CPU target is on this one, `cpu` is at 100 in flight.
+        // The process's CPU per sequential call: issue 38's CPU target is on this one, `cpu` is at 100 in flight.
         var sequentialCPU = Array(repeating: [Double](), count: contenders.count)
         // Heap allocations per sequential call, the whole process's (the event loop's thread included), from a
         // counted pass of their own: the timed passes pay no counter, which the CLI never pays either.
@@ -228,11 +238,11 @@ enum LoopbackBenchmark {
                 for index in order {
                     let start = clock.now
                     var overhead = Duration.zero
-                    let cpuStart = processCPUSeconds()
                     var seconds: Double
                     if let batch = contenders[index].batch {
                         (seconds, overhead) = try await batch(options.sequential, nil)
                     } else {
+                        let cpuStart = processCPUSeconds()
                         nal_malloc_counting_pause(1)
                         defer { nal_malloc_counting_pause(0) }
                         try await withTaskExecutorPreference(contenders[index].executor) {
@@ -272,6 +282,9 @@ enum LoopbackBenchmark {
                         Double(options.concurrent) / (Double((clock.now - start - overhead).nanoseconds) / 1e9))
                     cpu[index].append(seconds / Double(options.concurrent) * 1e6)
                 }
+                // Timed too: without the counter, which would charge the Client for its extra allocations.
+                nal_malloc_counting_pause(1)
+                defer { nal_malloc_counting_pause(0) }
                 for pair in pairs {
                     clientOverBare[pair.bare.name, default: []].append(
                         try await alternating(pair.bare, pair.client, calls: options.sequential))
@@ -384,8 +397,8 @@ enum LoopbackBenchmark {
             "loopback: \(options.rounds) interleaved rounds of \(options.sequential) sequential calls and "
                 + "\(options.concurrent) calls with \(options.inFlight) in flight; httpMaximumConnectionsPerHost "
                 + "\(connections)",
-            "contender                        sequential µs/call  vs data(for:)  its CPU µs/call  "
-                + "concurrent calls/s  vs data(for:)  client CPU µs/call  vs data(for:)  mallocs/call",
+            "contender                        sequential µs/call  vs data(for:)  sequential CPU µs/call  "
+                + "concurrent calls/s  vs data(for:)  CPU in flight µs/call  vs data(for:)  mallocs/call",
         ]
         for index in contenders.indices {
             let sequentialRatio = median(zip(sequential[index], sequential[0]).map { $0 / $1 })
@@ -394,7 +407,7 @@ enum LoopbackBenchmark {
             lines.append(
                 contenders[index].padding(toLength: 31, withPad: " ", startingAt: 0)
                     + String(
-                        format: "  %18.1f  %+12.1f%%  %15.1f  %18.0f  %+12.1f%%  %18.1f  %+12.1f%%",
+                        format: "  %18.1f  %+12.1f%%  %22.1f  %18.0f  %+12.1f%%  %21.1f  %+12.1f%%",
                         median(sequential[index]) / 1000, (sequentialRatio - 1) * 100,
                         median(sequentialCPU[index]), median(throughput[index]), (throughputRatio - 1) * 100,
                         median(cpu[index]), (cpuRatio - 1) * 100)

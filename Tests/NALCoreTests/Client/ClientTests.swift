@@ -208,36 +208,46 @@ struct ClientTests {
         #expect(clock.now - start < Timing.bound(.milliseconds(200)))
     }
 
-    @Test("a total timeout that falls due as the answer comes: every call ends once, with one of the two")
+    @Test(
+        "a total timeout that falls due as the answer comes: every call ends with one of the two",
+        .timeLimit(.minutes(1)))
     func deadlineMeetsTheAnswer() async {
-        // The timer's thread and the call's task race to end each call; under ThreadSanitizer (scripts/tsan.sh) this
-        // is where state they share without a lock it can see would show.
-        let client = Client<TestEndpoint>(transport: MemoryTransport(delay: .milliseconds(2)))
+        // The deadline timer's task and the call's task race to end each call; under ThreadSanitizer
+        // (scripts/tsan.sh) this is where state they share without a lock it can see would show. Beside the racing
+        // calls, a tenth can only be answered (a deadline far away) and a tenth can only time out (an answer 30 s
+        // away), so that a timer or an answer that never ends a call fails here.
+        enum Kind: Sendable { case racing, answerOnly, timeoutOnly }
+        let quick = Client<TestEndpoint>(transport: MemoryTransport(delay: .milliseconds(2)))
+        let slow = Client<TestEndpoint>(transport: MemoryTransport(delay: .seconds(30)))
         let calls = 400
-        var answered = 0
-        var timedOut = 0
-        await withTaskGroup(of: NALError?.self) { group in
+        var ends: [Kind: (answered: Int, timedOut: Int)] = [:]
+        await withTaskGroup(of: (Kind, NALError?).self) { group in
             for index in 0..<calls {
-                // From before the answer to well after it, in steps of a millisecond.
-                let totalTimeout = 0.001 * Double(1 + index % 10)
+                let kind: Kind = index % 10 == 0 ? .answerOnly : index % 10 == 1 ? .timeoutOnly : .racing
+                // Racing: from before the answer to well after it, in steps of a millisecond.
+                let totalTimeout = kind == .answerOnly ? 10 : 0.001 * Double(1 + index % 8)
+                let client = kind == .timeoutOnly ? slow : quick
                 group.addTask {
                     do throws(NALError) {
                         _ = try await client.request(TestEndpoint(totalTimeout: totalTimeout))
-                        return nil
+                        return (kind, nil)
                     } catch {
-                        return error
+                        return (kind, error)
                     }
                 }
             }
-            for await failure in group {
+            for await (kind, failure) in group {
                 switch failure {
-                case nil: answered += 1
-                case .timedOut(let timeout)? where timeout.limit == .total: timedOut += 1
+                case nil: ends[kind, default: (0, 0)].answered += 1
+                case .timedOut(let timeout)? where timeout.limit == .total: ends[kind, default: (0, 0)].timedOut += 1
                 case let other?: Issue.record("expected the answer or the total timeout, got \(other)")
                 }
             }
         }
-        #expect(answered + timedOut == calls)
+        #expect(ends[.answerOnly]?.answered == calls / 10 && ends[.answerOnly]?.timedOut == 0)
+        #expect(ends[.timeoutOnly]?.timedOut == calls / 10 && ends[.timeoutOnly]?.answered == 0)
+        let racing = ends[.racing].map { $0.answered + $0.timedOut }
+        #expect(racing == calls - 2 * calls / 10)
     }
 
     @Test("response headers: built once, case-insensitive lookup, equality independent of order and name case")
