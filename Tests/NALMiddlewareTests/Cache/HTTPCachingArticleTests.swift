@@ -36,7 +36,9 @@ struct HTTPCachingArticleTests {
             case .network, nil: "the network"
             }
         // Docs: end http-cache-outcome
-        #expect(source == "the cache, 0 s old")
+        // A hit. Its Age counts whole seconds since the store: 0 unless the machine stalled a second in between, as
+        // a loaded ThreadSanitizer pass once did.
+        #expect(source.hasPrefix("the cache, ") && source.hasSuffix(" s old"), "\(source)")
         // Docs: begin http-cache-housekeeping
         let counts = cache.statistics  // hits, misses, revalidations, stores
         // every stored variant of one URL
