@@ -217,6 +217,9 @@ enum LoopbackBenchmark {
         var allocations = Array(repeating: [Double](), count: contenders.count)
         // The Client's time over the bare transport's, per round, by the bare contender's name.
         var clientOverBare: [String: [Double]] = [:]
+        // The counter counts only in `allocationsMade` (see `allocations`).
+        nal_malloc_counting_pause(1)
+        defer { nal_malloc_counting_pause(0) }
         let pairs = clientPairs.compactMap { pair -> (bare: Contender, client: Contender)? in
             guard let bare = contenders.first(where: { $0.name == pair.bare }),
                 let client = contenders.first(where: { $0.name == pair.client })
@@ -243,8 +246,6 @@ enum LoopbackBenchmark {
                         (seconds, overhead) = try await batch(options.sequential, nil)
                     } else {
                         let cpuStart = processCPUSeconds()
-                        nal_malloc_counting_pause(1)
-                        defer { nal_malloc_counting_pause(0) }
                         try await withTaskExecutorPreference(contenders[index].executor) {
                             for _ in 0..<options.sequential { try await contenders[index].fetch() }
                         }
@@ -254,11 +255,12 @@ enum LoopbackBenchmark {
                         Double((clock.now - start - overhead).nanoseconds) / Double(options.sequential))
                     sequentialCPU[index].append(seconds / Double(options.sequential) * 1e6)
                     if contenders[index].batch == nil {
-                        let before = nal_malloc_count()
-                        try await withTaskExecutorPreference(contenders[index].executor) {
-                            for _ in 0..<Self.countedCalls { try await contenders[index].fetch() }
+                        let made = try await allocationsMade {
+                            try await withTaskExecutorPreference(contenders[index].executor) {
+                                for _ in 0..<Self.countedCalls { try await contenders[index].fetch() }
+                            }
                         }
-                        allocations[index].append(Double(nal_malloc_count() - before) / Double(Self.countedCalls))
+                        allocations[index].append(Double(made) / Double(Self.countedCalls))
                     }
                 }
                 for index in order {
@@ -269,9 +271,6 @@ enum LoopbackBenchmark {
                     if let batch = contenders[index].batch {
                         (seconds, overhead) = try await batch(options.concurrent, options.inFlight)
                     } else {
-                        // Not counted: the counter's atomic additions, which the CLI never pays, would be CPU.
-                        nal_malloc_counting_pause(1)
-                        defer { nal_malloc_counting_pause(0) }
                         try await withTaskExecutorPreference(contenders[index].executor) {
                             try await concurrently(
                                 options.concurrent, inFlight: options.inFlight, contenders[index].fetch)
@@ -282,9 +281,6 @@ enum LoopbackBenchmark {
                         Double(options.concurrent) / (Double((clock.now - start - overhead).nanoseconds) / 1e9))
                     cpu[index].append(seconds / Double(options.concurrent) * 1e6)
                 }
-                // Timed too: without the counter, which would charge the Client for its extra allocations.
-                nal_malloc_counting_pause(1)
-                defer { nal_malloc_counting_pause(0) }
                 for pair in pairs {
                     clientOverBare[pair.bare.name, default: []].append(
                         try await alternating(pair.bare, pair.client, calls: options.sequential))
@@ -356,6 +352,15 @@ enum LoopbackBenchmark {
 
     /// How many calls of each in-process contender a round counts allocations over, untimed.
     static let countedCalls = 50
+
+    /// How many allocations the whole process makes while `body` runs: the one place the counter counts.
+    static func allocationsMade(by body: () async throws -> Void) async rethrows -> Int64 {
+        nal_malloc_counting_pause(0)
+        defer { nal_malloc_counting_pause(1) }
+        let before = nal_malloc_count()
+        try await body()
+        return Int64(nal_malloc_count() - before)
+    }
 
     /// The bare transport and the Client over it, in each of CurlTransport's modes.
     static let clientPairs = [
