@@ -58,11 +58,40 @@ struct ByteBuffer: ~Copyable {
         let target = base.unsafelyUnwrapped + count
         // Most runs are a few bytes (a key, `%5B`, a short value), where a call to memmove costs more than the copy.
         if bytes.count <= 16 {
-            for offset in 0..<bytes.count { target[offset] = source[offset] }
+            Self.copySmall(from: source, to: target, count: bytes.count)
         } else {
             target.initialize(from: source, count: bytes.count)
         }
         count += bytes.count
+    }
+
+    /// Copies 1 to 16 bytes as two overlapping words. A byte loop would do, but the compiler turns it back into a
+    /// call to memcpy.
+    @inline(__always)
+    private static func copySmall(
+        from source: UnsafePointer<UInt8>, to target: UnsafeMutablePointer<UInt8>, count: Int
+    ) {
+        let from = UnsafeRawPointer(source)
+        let to = UnsafeMutableRawPointer(target)
+        if count >= 8 {
+            let head = from.loadUnaligned(as: UInt64.self)
+            let tail = from.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+            to.storeBytes(of: head, as: UInt64.self)
+            to.storeBytes(of: tail, toByteOffset: count &- 8, as: UInt64.self)
+        } else if count >= 4 {
+            let head = from.loadUnaligned(as: UInt32.self)
+            let tail = from.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)
+            to.storeBytes(of: head, as: UInt32.self)
+            to.storeBytes(of: tail, toByteOffset: count &- 4, as: UInt32.self)
+        } else {
+            // 1 to 3 bytes: the first, the middle and the last cover them all.
+            let first = source[0]
+            let middle = source[count >> 1]
+            let last = source[count &- 1]
+            target[0] = first
+            target[count >> 1] = middle
+            target[count &- 1] = last
+        }
     }
 
     mutating func append(_ bytes: [UInt8]) {

@@ -23,17 +23,35 @@ struct KeyOrder<Position> {
     /// "abc"; and whether every byte is ASCII.
     private static func prefix(of bytes: UnsafeBufferPointer<UInt8>) -> (prefix: UInt64, isASCII: Bool) {
         guard let start = bytes.baseAddress else { return (0, true) }
-        var prefix: UInt64
-        if bytes.count >= 8 {
+        let raw = UnsafeRawPointer(start)
+        let count = bytes.count
+        // Whole-word loads rather than a loop per byte: keys are read once per key on every request.
+        let prefix: UInt64
+        var highBits: UInt64
+        if count >= 8 {
             // One load: the bytes in memory order, made big-endian so that the first byte is the most significant.
-            prefix = UInt64(bigEndian: UnsafeRawPointer(start).loadUnaligned(as: UInt64.self))
+            prefix = UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self))
+            highBits = prefix
+            var offset = 8
+            while offset < count {
+                // The last word overlaps the one before it rather than reading past the key.
+                highBits |= raw.loadUnaligned(fromByteOffset: min(offset, count &- 8), as: UInt64.self)
+                offset &+= 8
+            }
+        } else if count >= 4 {
+            // Two overlapping words: the last one's bytes land where they belong, and where the two overlap they
+            // hold the same bytes.
+            let head = UInt64(UInt32(bigEndian: raw.loadUnaligned(as: UInt32.self)))
+            let tail = UInt64(UInt32(bigEndian: raw.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)))
+            prefix = head << 32 | tail << (8 &* (8 &- count))
+            highBits = prefix
         } else {
-            prefix = 0
-            for index in 0..<8 { prefix = prefix << 8 | (index < bytes.count ? UInt64(start[index]) : 0) }
+            var value: UInt64 = 0
+            for index in 0..<count { value |= UInt64(start[index]) << (8 &* (7 &- index)) }
+            prefix = value
+            highBits = value
         }
-        var highBits: UInt8 = 0
-        for byte in bytes { highBits |= byte }
-        return (prefix, highBits < 0x80)
+        return (prefix, highBits & 0x8080_8080_8080_8080 == 0)
     }
 
     private static func prefix(of bytes: [UInt8]) -> (prefix: UInt64, isASCII: Bool) {

@@ -64,9 +64,17 @@ struct BaseURLParts: Sendable {
     ) -> (
         mainEnd: Int, query: Range<Int>?, fragment: Range<Int>?
     ) {
-        let hash = url.firstIndex(of: UInt8(ascii: "#"))
-        let beforeFragment = hash ?? url.count
-        let question = url[..<beforeFragment].firstIndex(of: UInt8(ascii: "?"))
+        // One scan for both: `?` counts only before the first `#`.
+        var question: Int?
+        var index = 0
+        while index < url.count {
+            let byte = url[index]
+            if byte == UInt8(ascii: "#") { break }
+            if byte == UInt8(ascii: "?"), question == nil { question = index }
+            index += 1
+        }
+        let beforeFragment = index
+        let hash = index < url.count ? index : nil
         return (
             question ?? beforeFragment, question.map { ($0 + 1)..<beforeFragment },
             hash.map { ($0 + 1)..<url.count }

@@ -29,7 +29,10 @@ extension RemoteService {
     /// The request for this endpoint with `requestType`, the value of that property read once.
     private func request(for requestType: RequestType) throws(NALError) -> URLRequest {
         let method = method
-        guard HTTPToken.isValid(method.rawValue) else { throw .invalidRequest(.invalidMethod(method.rawValue)) }
+        // GET is most requests, and its token is known to be valid.
+        guard method == .get || HTTPToken.isValid(method.rawValue) else {
+            throw .invalidRequest(.invalidMethod(method.rawValue))
+        }
         let timeout = timeout
         try RequestOptions.validate(timeout, setting: "endpoint timeout")
         try RequestOptions.validate(totalTimeout, setting: "endpoint totalTimeout")
@@ -69,7 +72,7 @@ extension RequestType {
     fileprivate func appendURLParameters(to url: inout URLBuilder, method: HTTPMethod) throws(NALError) -> Bool {
         switch self {
         case .parameters(let parameters, let encoding), .downloadParameters(let parameters, let encoding, _):
-            guard let urlEncoding = encoding as? URLEncoding,
+            guard let urlEncoding = encoding.exactly(URLEncoding.self),
                 urlEncoding.destination.encodesParametersInURL(for: method)
             else { return false }
             try url.appendQuery(parameters, encoding: urlEncoding)
@@ -119,7 +122,7 @@ extension RequestType {
         case .parameterList(let list, let encoding):
             request.setFormBody(try encoding.queryBytes(list), onlyIfMissing: hasHeaders)
         case .compositeParameters(let bodyParameters, let bodyEncoding, _):
-            if let urlEncoding = bodyEncoding as? URLEncoding,
+            if let urlEncoding = bodyEncoding.exactly(URLEncoding.self),
                 urlEncoding.destination.encodesParametersInURL(for: method)
             {
                 throw .invalidRequest(.bodyEncodingTargetsQuery)
@@ -133,10 +136,10 @@ extension RequestType {
     private static func applyParameters(
         _ parameters: Parameters, encoding: any ParameterEncoding, to request: inout URLRequest, hasHeaders: Bool
     ) throws(NALError) {
-        if let json = encoding as? JSONEncoding {
+        if let json = encoding.exactly(JSONEncoding.self) {
             request.httpBody = try json.data(parameters)
             request.setContentType("application/json", onlyIfMissing: hasHeaders)
-        } else if let form = encoding as? URLEncoding {
+        } else if let form = encoding.exactly(URLEncoding.self) {
             request.setFormBody(try form.queryBytes(parameters), onlyIfMissing: hasHeaders)
         } else {
             request = try encoding.encodeWrappingErrors(request, with: parameters)
@@ -146,6 +149,14 @@ extension RequestType {
 }
 
 extension ParameterEncoding {
+    /// This encoding as `Encoding` when that is its type. A struct's existential holds exactly that type for
+    /// `as?` to succeed, so comparing the types gives the same answer without the runtime's dynamic cast.
+    @inline(__always)
+    fileprivate func exactly<Encoding: ParameterEncoding>(_: Encoding.Type) -> Encoding? {
+        guard Self.self == Encoding.self else { return nil }
+        return withUnsafePointer(to: self) { UnsafeRawPointer($0).load(as: Encoding.self) }
+    }
+
     /// Calls `encode`, passing `NALError` through and wrapping anything else so that callers see one error type.
     fileprivate func encodeWrappingErrors(
         _ request: URLRequest, with parameters: Parameters

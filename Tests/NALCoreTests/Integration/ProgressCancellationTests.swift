@@ -11,12 +11,27 @@ import Testing
 
 /// The task of a call, for its own progress handler to cancel.
 private final class CallBox: @unchecked Sendable {
-    // @unchecked: `task` is only touched under `lock`.
+    // @unchecked: `task` and `cancelled` are only touched under `lock`.
     private let lock = NSLock()
     private var task: Task<NALError?, Never>?
+    private var cancelled = false
 
-    func set(_ task: Task<NALError?, Never>) { lock.withLock { self.task = task } }
-    func cancel() { lock.withLock { task }?.cancel() }
+    /// Keeps the call's task; cancels it at once if its handler asked before the task was known (the call starts
+    /// before `Task {}` returns, and a loaded machine can deliver the first progress event first).
+    func set(_ task: Task<NALError?, Never>) {
+        let cancelNow = lock.withLock {
+            self.task = task
+            return cancelled
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    func cancel() {
+        lock.withLock {
+            cancelled = true
+            return task
+        }?.cancel()
+    }
 }
 
 /// Progress handlers that cancel their own call. A task's cancellation handlers run at once, on the thread that
@@ -49,8 +64,9 @@ struct ProgressCancellationTests {
                         }
                     }
                     box.set(call)
-                    guard case .cancelled? = await call.value else {
-                        print("the call was not cancelled by its progress handler")
+                    let outcome = await call.value
+                    guard case .cancelled? = outcome else {
+                        print("the call was not cancelled by its progress handler: \(String(describing: outcome))")
                         exit(1)
                     }
                 }
