@@ -65,12 +65,13 @@ struct ByteBuffer: ~Copyable {
         count += bytes.count
     }
 
-    /// Copies 1 to 16 bytes as two overlapping words. A byte loop would do, but the compiler turns it back into a
-    /// call to memcpy.
+    /// Copies 1 to 16 bytes: as two overlapping words from 4 bytes on, byte by byte below. A plain byte loop would
+    /// do, but the compiler turns it back into a call to memcpy.
     @inline(__always)
     private static func copySmall(
         from source: UnsafePointer<UInt8>, to target: UnsafeMutablePointer<UInt8>, count: Int
     ) {
+        assert((1...16).contains(count), "copySmall copies 1 to 16 bytes")
         let from = UnsafeRawPointer(source)
         let to = UnsafeMutableRawPointer(target)
         if count >= 8 {

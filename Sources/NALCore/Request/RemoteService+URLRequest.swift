@@ -149,8 +149,9 @@ extension RequestType {
 }
 
 extension ParameterEncoding {
-    /// This encoding as `Encoding` when that is its type. A struct's existential holds exactly that type for
-    /// `as?` to succeed, so comparing the types gives the same answer without the runtime's dynamic cast.
+    /// This encoding as `Encoding` when that is exactly its type; for NAL's own encodings, which are structs. It
+    /// answers as `as?` does (unlike `as?`, it does not look inside an `Optional` a user made an encoding), without
+    /// the runtime's dynamic cast on every request.
     @inline(__always)
     fileprivate func exactly<Encoding: ParameterEncoding>(_: Encoding.Type) -> Encoding? {
         guard Self.self == Encoding.self else { return nil }

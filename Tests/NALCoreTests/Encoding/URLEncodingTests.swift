@@ -1,5 +1,6 @@
 import Foundation
 import NALCore
+import NALTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -206,5 +207,27 @@ struct URLEncodingTests {
         #expect(
             "\(NALError.encoding(.emptyKey(keyPath: "a[b]")))"
                 == "Encoding failed: the container at 'a[b]' has an empty key.")
+    }
+    @Test("keys and values of every length from 1 to 40 bytes escape as Alamofire escapes them")
+    func everyLength() throws {
+        // Runs of 1 to 16 bytes are copied as words and longer ones by memcpy; keys of 1 to 3, 4 to 7 and 8 or more
+        // bytes get their sort integer three ways. Every length, made of letters, escaped bytes and non-ASCII text.
+        let pieces = ["a", "Z", "0", "-", ".", "~", "/", "?", " ", "&", "=", "[", "%", "+", "\u{E9}", "\u{1F680}"]
+        let seed = UInt64.random(in: 1...UInt64.max)
+        var generator = SeededGenerator(seed: seed)
+        for length in 1...40 {
+            for _ in 0..<10 {
+                var key = "", value = ""
+                while key.utf8.count < length { key += pieces.randomElement(using: &generator) ?? "a" }
+                while value.utf8.count < length { value += pieces.randomElement(using: &generator) ?? "a" }
+                let other = "m" + key
+                let expected = [(key, value), (other, "1")].sorted { $0.0 < $1.0 }
+                    .map { "\(AlamofireReference.escape($0.0))=\(AlamofireReference.escape($0.1))" }
+                    .joined(separator: "&")
+                #expect(
+                    try query([key: .string(value), other: "1"]) == expected,
+                    "seed \(seed), key \(key.debugDescription), value \(value.debugDescription)")
+            }
+        }
     }
 }

@@ -26,12 +26,27 @@ private final class CallBox: @unchecked Sendable {
         if cancelNow { task.cancel() }
     }
 
-    func cancel() {
-        lock.withLock {
+    /// Cancels the call; returns whether the task was known, that is whether this cancel came from the handler
+    /// while the call ran rather than waiting for `set`.
+    @discardableResult
+    func cancel() -> Bool {
+        let task = lock.withLock {
             cancelled = true
-            return task
-        }?.cancel()
+            return self.task
+        }
+        task?.cancel()
+        return task != nil
     }
+}
+
+/// How many calls their progress handler cancelled itself.
+private final class Counter: @unchecked Sendable {
+    // @unchecked: `value` is only touched under `lock`.
+    private let lock = NSLock()
+    private var value = 0
+
+    func increment() { lock.withLock { value += 1 } }
+    var count: Int { lock.withLock { value } }
 }
 
 /// Progress handlers that cancel their own call. A task's cancellation handlers run at once, on the thread that
@@ -51,13 +66,14 @@ struct ProgressCancellationTests {
                     exit(3)
                 }
                 let client = Client<TestEndpoint>(transport: TestTransports.make())
+                let cancelledByHandler = Counter()
                 for _ in 0..<20 {
                     let box = CallBox()
                     let call = Task { () -> NALError? in
                         do throws(NALError) {
                             _ = try await client.request(
                                 FaultServer.endpoint("source/200000"), options: RequestOptions(),
-                                progress: { _ in box.cancel() })
+                                progress: { _ in if box.cancel() { cancelledByHandler.increment() } })
                             return nil
                         } catch {
                             return error
@@ -69,6 +85,11 @@ struct ProgressCancellationTests {
                         print("the call was not cancelled by its progress handler: \(String(describing: outcome))")
                         exit(1)
                     }
+                }
+                // A cancel that came before `set` proves nothing about a handler under the transport's lock.
+                guard cancelledByHandler.count > 0 else {
+                    print("no progress handler cancelled its call while it ran")
+                    exit(4)
                 }
                 exit(0)
             }
