@@ -431,8 +431,14 @@ enum LoopbackBenchmark {
         contenders: [String], sequential: [[Double]], sequentialCPU: [[Double]], throughput: [[Double]],
         cpu: [[Double]], clientOverBare: [String: [Double]]
     ) -> [String] {
+        // A round whose reference measured 0 (the CLI's CPU in a short `--quick` run can) has no ratio; with no
+        // round left the figure is "n/a" rather than infinite.
         func ratio(_ values: [[Double]], _ index: Int, _ reference: Int) -> Double {
-            median(zip(values[index], values[reference]).map { $0 / $1 })
+            ratios(zip(values[index], values[reference]).map { ($0, $1) })
+        }
+        func ratios(_ pairs: [(Double, Double)]) -> Double {
+            let measured = pairs.filter { $0.1 > 0 }
+            return measured.isEmpty ? .nan : median(measured.map { $0.0 / $0.1 })
         }
         var lines: [String] = []
         // Issue 21's targets are for the transport as most callers use it; the calls made from its loop's thread
@@ -451,7 +457,8 @@ enum LoopbackBenchmark {
             func line(_ what: String, _ value: Double, _ target: String) -> String {
                 let name = "CurlTransport\(mode.label) \(what)"
                 return "  " + name.padding(toLength: 62, withPad: " ", startingAt: 0)
-                    + String(format: "%5.2f", value) + (mode.isDefault ? "  (target \(target))" : "")
+                    + (value.isFinite ? String(format: "%5.2f", value) : "  n/a")
+                    + (mode.isDefault ? "  (target \(target))" : "")
             }
             if let cli = contenders.firstIndex(of: "curl CLI") {
                 lines.append(line("sequential time ÷ curl CLI's", ratio(sequential, bare, cli), "≤ 1.25"))
@@ -460,7 +467,7 @@ enum LoopbackBenchmark {
                 if mode.isDefault, let floor = contenders.firstIndex(of: "hand-off floor") {
                     // Per round: what the transport costs beyond the two hand-offs any non-blocking design pays.
                     func beyondFloor(_ values: [[Double]]) -> Double {
-                        median(zip(zip(values[bare], values[floor]), values[cli]).map { ($0.0 - $0.1) / $1 })
+                        ratios(zip(zip(values[bare], values[floor]), values[cli]).map { ($0.0 - $0.1, $1) })
                     }
                     lines.append(
                         String(

@@ -184,7 +184,9 @@ struct EventStreamIntegrationTests {
         }
     }
 
-    @Test("retry: 0 and a close on every connection, with a policy of no minimum: at most ten connections a second")
+    @Test(
+        "retry: 0 and a close on every connection, with a policy of no minimum: at most ten connections a second",
+        .timeLimit(.minutes(1)))
     func reconnectionStorm() async throws {
         // Over CurlTransport the client opened 14,098 connections in 8 s, over URLSession 6,306.
         let key = FaultServer.probe()
@@ -197,7 +199,8 @@ struct EventStreamIntegrationTests {
         for try await event in client.serverSentEvents(endpoint, reconnect: policy) {
             #expect(event.data == "storm")
             events += 1
-            if clock.now - start >= .seconds(1) { break }
+            // Past a second, and past the first event: a loaded machine can take a second to connect at all.
+            if events >= 2, clock.now - start >= .seconds(1) { break }
         }
         let elapsed = clock.now - start
         let connections = try await FaultServer.journal(probe: key).count
