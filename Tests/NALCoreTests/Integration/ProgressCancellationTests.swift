@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NALLogging
 import NALTestSupport
 import Testing
 
@@ -10,18 +11,15 @@ import Testing
 #endif
 
 /// The task of a call, for its own progress handler to cancel.
-private final class CallBox: @unchecked Sendable {
-    // @unchecked: `task` and `cancelled` are only touched under `lock`.
-    private let lock = NSLock()
-    private var task: Task<NALError?, Never>?
-    private var cancelled = false
+private final class CallBox: Sendable {
+    private let state = Locked((task: Task<NALError?, Never>?.none, cancelled: false))
 
     /// Keeps the call's task; cancels it at once if its handler asked before the task was known (the call starts
     /// before `Task {}` returns, and a loaded machine can deliver the first progress event first).
     func set(_ task: Task<NALError?, Never>) {
-        let cancelNow = lock.withLock {
-            self.task = task
-            return cancelled
+        let cancelNow = state.withLock { state in
+            state.task = task
+            return state.cancelled
         }
         if cancelNow { task.cancel() }
     }
@@ -30,23 +28,13 @@ private final class CallBox: @unchecked Sendable {
     /// while the call ran rather than waiting for `set`.
     @discardableResult
     func cancel() -> Bool {
-        let task = lock.withLock {
-            cancelled = true
-            return self.task
+        let task = state.withLock { state in
+            state.cancelled = true
+            return state.task
         }
         task?.cancel()
         return task != nil
     }
-}
-
-/// How many calls their progress handler cancelled itself.
-private final class Counter: @unchecked Sendable {
-    // @unchecked: `value` is only touched under `lock`.
-    private let lock = NSLock()
-    private var value = 0
-
-    func increment() { lock.withLock { value += 1 } }
-    var count: Int { lock.withLock { value } }
 }
 
 /// Progress handlers that cancel their own call. A task's cancellation handlers run at once, on the thread that
@@ -66,14 +54,15 @@ struct ProgressCancellationTests {
                     exit(3)
                 }
                 let client = Client<TestEndpoint>(transport: TestTransports.make())
-                let cancelledByHandler = Counter()
+                // How many calls their progress handler cancelled while they ran.
+                let cancelledByHandler = Locked(0)
                 for _ in 0..<20 {
                     let box = CallBox()
                     let call = Task { () -> NALError? in
                         do throws(NALError) {
                             _ = try await client.request(
                                 FaultServer.endpoint("source/200000"), options: RequestOptions(),
-                                progress: { _ in if box.cancel() { cancelledByHandler.increment() } })
+                                progress: { _ in if box.cancel() { cancelledByHandler.withLock { $0 += 1 } } })
                             return nil
                         } catch {
                             return error
@@ -87,7 +76,7 @@ struct ProgressCancellationTests {
                     }
                 }
                 // A cancel that came before `set` proves nothing about a handler under the transport's lock.
-                guard cancelledByHandler.count > 0 else {
+                guard cancelledByHandler.withLock({ $0 }) > 0 else {
                     print("no progress handler cancelled its call while it ran")
                     exit(4)
                 }
