@@ -48,6 +48,16 @@ struct LogMessageTests {
         #expect(message.rendered() == "[0xff] [FF] [377] [-0x1a] [3.14] [3.1e+00] [   255] [ab  ]")
     }
 
+    @Test("a value wider than its column is shown whole, neither cut nor padded, on either side")
+    func alignmentNarrowerThanValue() {
+        let value = 123_456
+        let message: LogMessage = """
+            [\("abcdef", align: .left(columns: 3), privacy: .public)] [\(value, align: .right(columns: 2))] \
+            [\("abc", align: .left(columns: 3), privacy: .public)]
+            """
+        #expect(message.rendered() == "[abcdef] [123456] [abc]")
+    }
+
     @Test("errors and other values are private by default")
     func errorsAndValues() {
         struct Failure: Error, CustomStringConvertible { var description: String { "disk full" } }

@@ -134,6 +134,24 @@ struct DefaultHeadersMiddlewareTests {
                 of: /nal\/\d+\.\d+\.\d+ \(\w+ \d+\.\d+\.\d+; swift \d\.\d\)/) != nil)
     }
 
+    @Test("the default Accept-Language starts at q=1.0 and goes down by 0.1; nil values add no header")
+    func defaultValues() async throws {
+        let languages = DefaultHeadersMiddleware.defaultAcceptLanguage.components(separatedBy: ", ")
+        #expect((1...6).contains(languages.count))
+        for (index, language) in languages.enumerated() {
+            #expect(language.hasSuffix(";q=\(["1.0", "0.9", "0.8", "0.7", "0.6", "0.5"][index])"), "\(languages)")
+        }
+        let transport = MemoryTransport()
+        let client = Client<TestEndpoint>(
+            middleware: [DefaultHeadersMiddleware(userAgent: "x/1", acceptLanguage: nil, acceptEncoding: nil)],
+            transport: transport)
+        _ = try await client.request(TestEndpoint())
+        let sent = try #require(transport.requests.first)
+        #expect(sent.value(forHTTPHeaderField: "User-Agent") == "x/1")
+        #expect(sent.value(forHTTPHeaderField: "Accept-Language") == nil)
+        #expect(sent.value(forHTTPHeaderField: "Accept-Encoding") == nil)
+    }
+
     @Test("httpbin: /headers echoes what the middleware added", .enabled(if: HTTPBin.url != nil, HTTPBin.skipReason))
     func againstHTTPBin() async throws {
         struct Headers: Decodable { var headers: [String: String] }

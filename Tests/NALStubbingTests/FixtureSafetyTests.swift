@@ -156,6 +156,7 @@ struct FixtureSafetyTests {
         try Data(Self.har(time: "1e400").utf8).write(to: big)
         do {
             try StubServer().loadHAR(from: big)
+            Issue.record("a HAR time of 1e400 loaded")
         } catch {
             #expect(error.line == 1 && error.message.contains("too large"), "\(error)")
         }
@@ -164,8 +165,22 @@ struct FixtureSafetyTests {
             to: latin1)
         do {
             try StubServer().loadHAR(from: latin1)
+            Issue.record("a HAR file that is not UTF-8 loaded")
         } catch {
             #expect(error.message.contains("UTF-8"), "\(error)")
+        }
+        // An overlong form of '/' and an encoded UTF-16 surrogate are byte sequences UTF-8 forbids.
+        for forbidden: [UInt8] in [[0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80]] {
+            let file = directory.appendingPathComponent("forbidden.har")
+            try (Data(#"{"log": {"entries": [], "comment": "a"#.utf8) + Data(forbidden) + Data(#""}}"#.utf8)).write(
+                to: file)
+            do {
+                try StubServer().loadHAR(from: file)
+                Issue.record("a HAR file with the bytes \(forbidden) loaded")
+            } catch {
+                #expect(error.line == 1 && error.column == 38, "\(error)")
+                #expect(error.message.contains("are not valid UTF-8"), "\(error)")
+            }
         }
     }
 }

@@ -203,6 +203,11 @@ struct HARFixtureTests {
             (#"{"log" {}}"#, 1, 8, "expected ':' after the key"),
             (#"{"log": [1,]}"#, 1, 12, "unexpected character ']' where a value was expected"),
             (String(repeating: "[", count: 600), 1, 513, "nested more than 512 levels deep"),
+            // Columns count characters, not UTF-8 bytes, and a byte-order mark is not one.
+            (#"{"café": 1 x}"#, 1, 12, "expected ',' or '}' after a value in an object"),
+            ("\u{FEFF}{\"log\" {}}", 1, 8, "expected ':' after the key"),
+            (#"{"log": 01}"#, 1, 10, "expected ',' or '}' after a value in an object"),
+            (#"{"log": "\uDC00"}"#, 1, 16, "a UTF-16 low surrogate (\\u) without its high one"),
         ])
     func syntaxErrors(text: String, line: Int, column: Int, message: String) throws {
         let directory = try TransferFiles.scratchDirectory()

@@ -255,6 +255,38 @@ struct StubServerTests {
         #expect(unfollowed.statusCode == 302)
     }
 
+    @Test("NAL's transport follows every hop of a chain by its own policy, and a file uploaded over 307s arrives whole")
+    func redirectChainWithNAL() async throws {
+        let server = StubServer()
+        let base = try #require(URL(string: "\(Self.base)/v1"))
+        server.stub(.path("/v1/first"), response: .redirect(to: base.appendingPathComponent("second"), status: 307))
+        server.stub(.path("/v1/second"), response: .redirect(to: base.appendingPathComponent("end"), status: 307))
+        server.stub(.path("/v1/end")) { request in
+            .string("\(request.httpMethod ?? "") \(String(decoding: request.httpBody ?? Data(), as: UTF8.self))")
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("nal-chain-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data("kept".utf8).write(to: file)
+        let hops = Locked(0)
+        let transport = URLSessionTransport(
+            configuration: server.sessionConfiguration,
+            redirectPolicy: .custom { _, proposed in
+                hops.withLock { $0 += 1 }
+                return proposed
+            })
+        let response = try await Client<TestEndpoint>(transport: transport).request(
+            TestEndpoint(baseURL: base, path: "first", method: .post, requestType: .uploadFile(file)))
+        #expect(response.string() == "POST kept")
+        #expect(hops.withLock { $0 } == 2, "a hop was followed in the stub layer, not by NAL's policy")
+        #expect(server.requests.map(\.url.path) == ["/v1/first", "/v1/second", "/v1/end"])
+
+        // A 303 turns the POST into a GET, which carries no body: the uploaded file is not read for it.
+        server.stub(.path("/v1/see"), response: .redirect(to: base.appendingPathComponent("end"), status: 303))
+        let seeOther = try await Client<TestEndpoint>(transport: transport).request(
+            TestEndpoint(baseURL: base, path: "see", method: .post, requestType: .uploadFile(file)))
+        #expect(seeOther.string() == "GET ")
+    }
+
     @Test("the journal records method, URL, headers and bodies, uploads too; waiting and verification")
     func journal() async throws {
         let server = StubServer()

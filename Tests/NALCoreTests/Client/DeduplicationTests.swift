@@ -108,6 +108,23 @@ struct DeduplicationTests {
         #expect(transport.calls == 4)
     }
 
+    @Test("requests that differ only in a header, the URL, the timeout or the in-memory limit are separate calls")
+    func differentRequestsAreNotMerged() async throws {
+        let transport = EchoTransport(delay: .milliseconds(300))
+        let client = Client<TestEndpoint>(transport: transport, deduplicatesRequests: true)
+        let base = TestEndpoint(path: "same")
+        async let plain = client.request(base)
+        async let header = client.request(TestEndpoint(path: "same", headers: ["X-Variant": "1"]))
+        async let otherURL = client.request(TestEndpoint(path: "other"))
+        // 60 s is also Foundation's default timeoutInterval: only the caller's own idle timeout tells them apart.
+        async let timeout = client.request(TestEndpoint(path: "same", timeout: 60))
+        async let limit = client.request(base, options: RequestOptions(maximumResponseSize: 1 << 20))
+        let responses = try await [plain, header, otherURL, timeout, limit]
+        #expect(transport.calls == 5)
+        #expect(responses[1].request.value(forHTTPHeaderField: "X-Variant") == "1")
+        #expect(responses[2].request.url?.path == "/v1/other")
+    }
+
     @Test("a cancelled caller gets .cancelled at once; the other caller of the shared call gets its answer")
     func cancellingOneCaller() async throws {
         // A long shared call, so that "at once" and "after the shared call" stay far apart on a loaded machine.

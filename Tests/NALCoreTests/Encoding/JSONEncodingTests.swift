@@ -59,10 +59,11 @@ struct JSONEncodingTests {
                   "b" : null
                 }
               ],
-              "c" : {}
+              "c" : {},
+              "d" : []
             }
             """
-        #expect(try json(["a": [1, ["b": nil]], "c": [:]], [.prettyPrinted, .sortedKeys]) == expected)
+        #expect(try json(["a": [1, ["b": nil]], "c": [:], "d": []], [.prettyPrinted, .sortedKeys]) == expected)
         let unsorted = try JSONEncoding.prettyPrinted.data(["x": 1])
         #expect(String(decoding: unsorted, as: UTF8.self) == "{\n  \"x\" : 1\n}")
     }

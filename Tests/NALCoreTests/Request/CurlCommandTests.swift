@@ -50,6 +50,25 @@ struct CurlCommandTests {
         }
     }
 
+    @Test("an endpoint's own curlCommand redacts as the request's does, and reveals secrets only when asked")
+    func endpointCurl() throws {
+        let endpoint = TestEndpoint(path: "me", headers: ["Authorization": "Bearer abc.def"])
+        #expect(
+            try endpoint.curlCommand() == """
+                curl https://api.example.com/v1/me \\
+                  -H 'Authorization: Bearer <redacted>'
+                """)
+        #expect(try endpoint.curlCommand(revealingSecrets: true).contains("'Authorization: Bearer abc.def'"))
+    }
+
+    @Test("a URL with a character the shell reads (&, ;, $, parentheses, *, !) is quoted")
+    func shellCharactersInURL() throws {
+        for query in ["a=1&b=2", "a=1;b=2", "a=$HOME", "a=(1)", "a=*", "a=!1"] {
+            let url = try #require(URL(string: "https://api.example.com/v1/items?\(query)"))
+            #expect(URLRequest(url: url).curlCommand() == "curl 'https://api.example.com/v1/items?\(query)'")
+        }
+    }
+
     @Test("binary bodies are not printed")
     func binaryBody() throws {
         let request = try TestEndpoint(method: .put, requestType: .data(Data([0xFF, 0xFE, 0x00]))).urlRequest()

@@ -242,6 +242,20 @@ struct UploadCurlTests {
                 """)
         #expect(try multipart.curlCommand(revealingSecrets: true).contains("password=hunter2"))
     }
+
+    @Test("a part with a file name stays a file part in cURL, even when its bytes are text")
+    func textFilePart() throws {
+        var form = MultipartFormData()
+        form.append(Data("hello".utf8), name: "note", fileName: "n.txt", mimeType: "text/plain")
+        let multipart = TestEndpoint(path: "up", method: .post, requestType: .uploadMultipart(form))
+        for revealing in [false, true] {
+            #expect(
+                try multipart.curlCommand(revealingSecrets: revealing) == """
+                    curl -X POST https://api.example.com/v1/up \\
+                      -F 'note=@-;filename=n.txt;type=text/plain' # 5 bytes, not shown
+                    """)
+        }
+    }
 }
 
 @Suite("Moving a finished download into place")
