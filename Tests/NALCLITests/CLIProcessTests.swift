@@ -59,8 +59,10 @@ struct CLIProcessTests {
         if standardInput != nil { process.standardInput = input }
         try process.run()
         if let standardInput {
+            // A child that exits without reading its input must fail its test, not end this process with SIGPIPE.
+            signal(SIGPIPE, SIG_IGN)
             DispatchQueue.global().async {
-                input.fileHandleForWriting.write(standardInput)
+                try? input.fileHandleForWriting.write(contentsOf: standardInput)
                 if !keepInputOpen { try? input.fileHandleForWriting.close() }
             }
         }
@@ -135,6 +137,17 @@ struct CLIProcessTests {
         }
     }
 
+    @Test("options as curl reads them: a value attached to a short option; the last of a repeated option wins")
+    func optionForms() async throws {
+        let result = try await Self.run(
+            "request", "GET", "https://x.test/a", "-qpage=2", "--bearer", "first-token", "--bearer=second-token",
+            "--curl", "--reveal")
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("https://x.test/a?page=2"), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("Authorization: Bearer second-token"), "\(result.standardOutput)")
+        #expect(!result.standardOutput.contains("first-token"))
+    }
+
     @Test("--version prints the version")
     func version() async throws {
         let result = try await Self.run("--version")
@@ -157,6 +170,10 @@ struct CLIProcessTests {
             (
                 ["request", "GET", "https://x.test", "--timeout=soon"],
                 "--timeout takes a decimal number of seconds greater than 0, not 'soon'",
+                "nal-cli request <method> <url> [<options>]", "nal-cli request --help"
+            ),
+            (
+                ["request", "GET", "https://x.test", "--include=yes"], "the flag '--include' takes no value",
                 "nal-cli request <method> <url> [<options>]", "nal-cli request --help"
             ),
             (
@@ -344,6 +361,14 @@ struct CLIProcessTests {
         let match = try await Self.run(
             "stubs", "match", output.appendingPathComponent("chrome").path, "GET", "https://mitmproxy.org/")
         #expect(match.standardOutput.hasPrefix("answers 000-get-mitmproxy.org-index.tail"))
+        // Each pattern matches its URL exactly: not a longer one, and a query's ? is a character, not a quantifier.
+        let longer = try await Self.run(
+            "stubs", "match", output.appendingPathComponent("chrome").path, "GET", "https://mitmproxy.org/nothing-here")
+        #expect(
+            longer.status == 1 && longer.standardOutput.hasPrefix("no stub answers GET"), "\(longer.standardOutput)")
+        let query = try await Self.run(
+            "stubs", "match", output.appendingPathComponent("charles").path, "GET", "https://mitmproxy.org/?=")
+        #expect(query.standardOutput.hasPrefix("answers 000-get-mitmproxy.org-index.tail"), "\(query.standardOutput)")
     }
 }
 
@@ -500,6 +525,11 @@ struct CLIRequestTests {
             "request", "GET", "https://api.github.com/users/octocat", "--stubs",
             CLIProcessTests.fixtures.appendingPathComponent("tails/github").path, "--placeholder", "login=octocat")
         #expect(stubbed.status == 0 && stubbed.standardOutput == #"{"login": "octocat", "id": 583231}"# + "\n")
+        // A directory's .har files answer too.
+        let fromHAR = try await Self.run(
+            "request", "GET", "https://api.github.com/zen", "--stubs",
+            CLIProcessTests.fixtures.appendingPathComponent("cassettes").path)
+        #expect(fromHAR.status == 0 && fromHAR.standardOutput.hasPrefix("Keep it logically awesome."))
 
         let cassette = FileManager.default.temporaryDirectory.appendingPathComponent("nal-cli-\(UUID().uuidString).har")
         defer { try? FileManager.default.removeItem(at: cassette) }

@@ -18,6 +18,13 @@ struct LogConfigurationTests {
         #expect(configuration.threshold(subsystem: "app", category: "x") == nil)
     }
 
+    @Test("spaces and tabs around '=' are ignored, as around ','")
+    func spacesAroundEquals() throws {
+        let configuration = try LogConfiguration.parse("dev.nal = debug , app:net =\tinfo")
+        #expect(configuration.threshold(subsystem: "dev.nal", category: "request") == .debug)
+        #expect(configuration.threshold(subsystem: "app", category: "net") == .info)
+    }
+
     @Test(
         "aliases map to os.Logger's levels",
         arguments: [("trace", LogLevel.debug), ("warning", .error), ("critical", .fault), ("NOTICE", .notice)])
@@ -37,6 +44,10 @@ struct LogConfigurationTests {
             ("a=b=c", "invalid entry 'a=b=c': more than one '='"),
             ("a:b:c=info", "invalid entry 'a:b:c=info': selector must be '*', 'subsystem' or 'subsystem:category'"),
             ("dev.nal:=info", "invalid entry 'dev.nal:=info': empty category after ':'"),
+            (
+                "*:request=debug",
+                "invalid entry '*:request=debug': selector must be '*', 'subsystem' or 'subsystem:category'"
+            ),
         ]
     )
     func invalid(spec: String, message: String) {

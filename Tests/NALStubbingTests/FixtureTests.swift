@@ -193,6 +193,36 @@ struct HARFixtureTests {
         #expect((try await session.data(for: post).1 as? HTTPURLResponse)?.statusCode == 201)
     }
 
+    @Test("matchingBody: entries that differ only by their body each answer their own body, whatever the order")
+    func matchingBody() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let har = directory.appendingPathComponent("bodies.har")
+        try Data(
+            #"""
+            {"log": {"version": "1.2", "entries": [
+              {"request": {"method": "POST", "url": "https://api.example.com/search",
+                 "postData": {"mimeType": "text/plain", "text": "q=a"}},
+               "response": {"status": 200, "content": {"text": "for a"}}},
+              {"request": {"method": "POST", "url": "https://api.example.com/search",
+                 "postData": {"mimeType": "text/plain", "text": "q=b"}},
+               "response": {"status": 200, "content": {"text": "for b"}}}
+            ]}}
+            """#.utf8
+        ).write(to: har)
+        let server = StubServer()
+        #expect(try server.loadHAR(from: har, matchingBody: true).count == 2)
+        let session = URLSession(configuration: server.sessionConfiguration)
+        var answers: [String] = []
+        for query in ["q=a", "q=b", "q=a"] {
+            var post = URLRequest(url: try #require(URL(string: "https://api.example.com/search")))
+            post.httpMethod = "POST"
+            post.httpBody = Data(query.utf8)
+            answers.append(String(decoding: try await session.data(for: post).0, as: UTF8.self))
+        }
+        #expect(answers == ["for a", "for b", "for a"])
+    }
+
     @Test(
         "JSON syntax errors name their line, column and problem",
         arguments: [

@@ -72,6 +72,32 @@ struct RecordingSafetyTests {
         #expect(entry.response.content.text == "you sent <redacted>")
     }
 
+    @Test("an entry's URL, query list, redirect target and echoed cookie are redacted; its times are exact")
+    func recordedEntryFields() throws {
+        let entry = HARDocument.Entry.recorded(
+            method: "GET", url: try #require(URL(string: "https://h.example/login?user=ada&token=QUERY0042")),
+            requestHeaders: [:], requestBody: nil, status: 302,
+            responseHeaders: [
+                "Location": "https://h.example/home?access_token=LOCATION0042&tab=1",
+                "Set-Cookie": "session=COOKIE0042; Path=/; HttpOnly", "Content-Type": "text/plain",
+            ],
+            responseBody: Data("your session is COOKIE0042".utf8),
+            started: Date(timeIntervalSince1970: 1_700_000_000.25), duration: .milliseconds(1250))
+        #expect(entry.request.url == "https://h.example/login?user=ada&token=%3Credacted%3E")
+        #expect(
+            entry.request.queryString == [
+                HARDocument.NameValue(name: "user", value: "ada"),
+                HARDocument.NameValue(name: "token", value: "<redacted>"),
+            ])
+        #expect(entry.response.redirectURL == "https://h.example/home?access_token=%3Credacted%3E&tab=1")
+        #expect(entry.response.content.text == "your session is <redacted>", "the cookie this response set")
+        #expect(entry.startedDateTime == "2023-11-14T22:13:20.250Z")
+        #expect(entry.time == 1250 && entry.timings.wait == 1250)
+        let text = String(decoding: HARDocument(log: HARDocument.Log(entries: [entry])).encoded(), as: UTF8.self)
+        #expect(text.contains(#""url" : "https://h.example/login?user=ada"#), "URLs are written without \\/")
+        for secret in ["QUERY0042", "LOCATION0042", "COOKIE0042"] { #expect(!text.contains(secret), "\(secret)") }
+    }
+
     @Test("secrets after ; in the query, and in the URL a redirect ended at, are learned and scrubbed where echoed")
     func learnedURLSecrets() async throws {
         struct Redirected: Transport {

@@ -321,6 +321,27 @@ struct StubServerSafetyTests {
         }
     }
 
+    @Test("a header matcher's secret value is redacted in the unmatched report, its log and verification")
+    func reportsHideHeaderSecrets() async throws {
+        let server = StubServer()
+        server.stub(.path("/x") && .header("Authorization", "Bearer H-SECRET-42"), response: .string("x"))
+        try await LogCapture.capture("dev.nal=debug,*=off") { sink in
+            await #expect(throws: (any Error).self) {
+                _ = try await server.client().request(
+                    TestEndpoint(baseURL: try #require(URL(string: Self.base)), path: "y"))
+            }
+            do {
+                try server.verifyAllStubsUsed()
+                Issue.record("an unused stub passed verification")
+            } catch {
+                #expect(!"\(error)".contains("H-SECRET-42"), "\(error)")
+                #expect("\(error)".contains("header Authorization: Bearer <redacted>"), "\(error)")
+            }
+            #expect(sink.entries.allSatisfy { !$0.message.contains("H-SECRET-42") })
+            #expect(sink.entries.contains { $0.message.contains("header Authorization: Bearer <redacted>") })
+        }
+    }
+
     @Test("an unmatched request's secret query value is redacted in the caller's error, every wrapped one included")
     func unmatchedErrorHidesSecrets() async throws {
         let server = StubServer()

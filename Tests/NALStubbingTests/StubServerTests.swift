@@ -317,6 +317,20 @@ struct StubServerTests {
         try server.verifyAllStubsUsed()
     }
 
+    @Test("a stub's own Content-Length is kept: a HEAD answer states the size of a body it does not send")
+    func ownContentLength() async throws {
+        let server = StubServer()
+        server.stub(.method(.head) && .path("/big.iso"), response: StubResponse(headers: ["Content-Length": "1234567"]))
+        server.stub(.method(.get) && .path("/big.iso"), response: .string("not the file"))
+        let base = try #require(URL(string: Self.base))
+        let head = try await server.client().request(TestEndpoint(baseURL: base, path: "big.iso", method: .head))
+        #expect(head.statusCode == 200 && head.data.isEmpty)
+        #expect(head.headers["Content-Length"] == "1234567")
+        // Without one, the length is the body's.
+        let get = try await server.client().request(TestEndpoint(baseURL: base, path: "big.iso"))
+        #expect(get.string() == "not the file" && get.headers["Content-Length"] == "12")
+    }
+
     @Test("faults through NAL's transport: delay, bandwidth, truncation, network errors")
     func faultsThroughNAL() async throws {
         let server = StubServer()

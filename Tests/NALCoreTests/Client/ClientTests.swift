@@ -67,6 +67,20 @@ struct ClientTests {
         }
     }
 
+    @Test("a key path past an array's end fails to decode, an empty one decodes the whole body; 2xx is 200 to 299")
+    func keyPathEdges() throws {
+        struct Count: Decodable { let count: Int }
+        let request = URLRequest(url: try #require(URL(string: "https://api.example.com/users")))
+        let response = try MemoryTransport.response(to: request, body: Self.usersJSON)
+        #expect(throws: NALError.self) { _ = try response.decode(User.self, atKeyPath: "data.items.2") }
+        #expect(throws: NALError.self) { _ = try response.decode(User.self, atKeyPath: "data.items.-1") }
+        #expect(try response.decode(Count.self, atKeyPath: "").count == 2)
+        for (status, accepted) in [(199, false), (200, true), (299, true), (300, false)] {
+            let answer = try MemoryTransport.response(to: request, status: status)
+            #expect(((try? answer.filterSuccessfulStatusCodes()) != nil) == accepted, "\(status)")
+        }
+    }
+
     @Test("response helpers: string, json, filters, case-insensitive headers")
     func responseHelpers() async throws {
         let response = try await Client<TestEndpoint>(transport: MemoryTransport(body: Self.usersJSON)).request(

@@ -101,6 +101,23 @@ struct SensitiveDataTests {
         #expect(list.redacting(json: Data(#"{"a":"\"password\""}"#.utf8)) == #"{"a":"\"password\""}"#)
     }
 
+    @Test("JSON of every shape is redacted: arrays before a secret, brackets in strings, 1E5, documents over lines")
+    func jsonShapes() {
+        #expect(
+            list.redacting(json: Data(#"{"list":[1,2,3],"tags":["a","b"],"password":"P1"}"#.utf8))
+                == #"{"list":[1,2,3],"tags":["a","b"],"password":"<redacted>"}"#)
+        #expect(
+            list.redacting(json: Data(#"{"token":{"a":"}]","b":["]{"]},"next":1}"#.utf8))
+                == #"{"token":"<redacted>","next":1}"#)
+        #expect(
+            list.redacting(json: Data(#"{"n":1E5,"m":-2.5E-3,"secret":"S"}"#.utf8))
+                == #"{"n":1E5,"m":-2.5E-3,"secret":"<redacted>"}"#)
+        // A pretty-printed document inside a string is written back as a string: its line breaks stay escaped.
+        #expect(
+            list.redacting(json: Data(#"{"data": "{\n  \"password\": \"P2\"\n}"}"#.utf8))
+                == #"{"data": "{\u000a  \"password\": \"<redacted>\"\u000a}"}"#)
+    }
+
     @Test("a JSON document or form fields inside a JSON string, as a server echoes a request, are redacted too")
     func jsonInsideStrings() throws {
         // httpbin's /anything echoes an untyped body in "data", and a form in "form" (already by field).
@@ -343,6 +360,25 @@ struct SensitiveWordsTests {
         #expect(
             list.redacting(body: Data("password=x".utf8), contentType: "multipart/form-data; boundary=Q")
                 == .text("password=<redacted>"))
+    }
+
+    @Test("a multipart part's name is read as a server reads it: the first name parameter, backslash escapes resolved")
+    func multipartPartNames() throws {
+        let body = Data(
+            ("--B\r\nContent-Disposition: form-data; name=\"password\"; NAME=\"note\"\r\n\r\nFIRST-NAME-1\r\n"
+                + "--B\r\nContent-Disposition: form-data; name=\"pass\\word\"\r\n\r\nESCAPED-2\r\n"
+                + "--B\r\nContent-Disposition: form-data; name=\"say \\\"hi\\\"\"\r\n\r\nkept\r\n--B--\r\n").utf8)
+        guard case .text(let shown) = list.redacting(body: body, contentType: "multipart/form-data; boundary=B") else {
+            Issue.record("not shown as text")
+            return
+        }
+        #expect(!shown.contains("FIRST-NAME-1") && !shown.contains("ESCAPED-2"), "\(shown)")
+        #expect(shown.contains("name=\"password\"; NAME=\"note\"\r\n\r\n<redacted>\r\n--B"), "\(shown)")
+        #expect(shown.contains("name=\"pass\\word\"\r\n\r\n<redacted>\r\n--B"), "\(shown)")
+        #expect(shown.contains("\r\n\r\nkept\r\n--B--"), "a quoted name with escaped quotes is read whole")
+        #expect(
+            MultipartReader.parameters(#"form-data; name="pass\word"; filename="a\"b.txt"; Name="other""#)
+                == ["name": "password", "filename": #"a"b.txt"#])
     }
 
     @Test("a URL inside a JSON string or a form value is redacted as a URL; Link and Refresh targets too")

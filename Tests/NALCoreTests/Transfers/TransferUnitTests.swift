@@ -76,6 +76,18 @@ struct MultipartTests {
         #expect(MultipartEncoder.boundary(inContentType: "multipart/form-data") == nil)
     }
 
+    @Test("a file part with no type is labelled octet-stream, not left to the server's text/plain; boundary= is none")
+    func untypedFilePart() throws {
+        let parts = [MultipartFormBodyPart(provider: .data(Data([0xFF])), name: "f", fileName: "blob")]
+        let body = try MultipartEncoder(parts: parts, boundary: "B").encodedData()
+        let head = "--B\r\nContent-Disposition: form-data; name=\"f\"; filename=\"blob\"\r\n"
+        #expect(
+            body == Data((head + "Content-Type: application/octet-stream\r\n\r\n").utf8) + [0xFF]
+                + Data("\r\n--B--\r\n".utf8))
+        #expect(MultipartEncoder.boundary(inContentType: "multipart/form-data; boundary=") == nil)
+        #expect(MultipartEncoder.boundary(inContentType: #"multipart/form-data; boundary="""#) == nil)
+    }
+
     @Test("a large body is written to a file in chunks; the file matches the in-memory encoding")
     func writesToFile() throws {
         let directory = try TransferFiles.scratchDirectory()
