@@ -65,5 +65,9 @@ struct LogMessageTests {
         let message: LogMessage = "failed: \(error); level \(LogLevel.error, privacy: .public)"
         #expect(message.rendered() == "failed: <private>; level error")
         #expect(message.rendered(revealingPrivateValues: true) == "failed: disk full; level error")
+        struct Account: CustomStringConvertible { var description: String { "acct-42" } }
+        let value: LogMessage = "account \(Account())"
+        #expect(value.rendered() == "account <private>")
+        #expect(value.rendered(revealingPrivateValues: true) == "account acct-42")
     }
 }

@@ -108,6 +108,23 @@ struct TailFixtureTests {
         }
     }
 
+    @Test("a fixtures path that is missing, even under a regular file, says so; a file says it is one")
+    func badDirectories() throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("plain.txt")
+        try Data("x".utf8).write(to: file)
+        for (path, problem) in [
+            (directory.appendingPathComponent("none"), "does not exist"),
+            (file.appendingPathComponent("inner"), "does not exist"),
+            (file, "is a file"),
+        ] {
+            #expect(throws: FixtureError(file: path, message: "\(problem): name a directory of .tail files")) {
+                try StubServer().loadTails(from: path)
+            }
+        }
+    }
+
     @Test("a .tail file cut short at every byte loads or fails with a FixtureError, never crashes")
     func truncatedAtEveryByte() throws {
         let whole = try Data(contentsOf: Fixtures.goodTails.appendingPathComponent("users/user.tail"))
@@ -327,5 +344,22 @@ struct HARExportTests {
         let replay = StubServer()
         try replay.loadHAR(from: file)
         #expect(try await replay.client().request(TestEndpoint(path: "users/1")).string() == #"{"id":1}"#)
+    }
+
+    @Test("an exported journal keeps each request's body, its secret fields redacted")
+    func exportJournalBodies() async throws {
+        let server = StubServer()
+        server.stub(.path("/v1/login"), response: .json(["ok": true]))
+        _ = try await server.client().request(
+            TestEndpoint(
+                path: "login", method: .post,
+                requestType: .parameters(["user": "ada", "password": "hunter2"], encoding: JSONEncoding.default)))
+        let har = server.exportHAR()
+        try Self.validate(har)
+        let document = try #require(try JSONSerialization.jsonObject(with: har) as? [String: Any])
+        let entries = try #require((document["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+        let request = try #require(entries.first?["request"] as? [String: Any])
+        let text = try #require((request["postData"] as? [String: Any])?["text"] as? String)
+        #expect(text.contains(#""user":"ada""#) && !text.contains("hunter2"), "\(text)")
     }
 }

@@ -162,6 +162,7 @@ struct RecordingTransportTests {
                 requestType: .parameters(Dictionary(uniqueKeysWithValues: Array(query)), encoding: URLEncoding.default))
         }
         _ = try await Client<TestEndpoint>(transport: recorder).request(user(["fields": "a", "b": "2"]))
+        _ = try await Client<TestEndpoint>(transport: recorder).request(TestEndpoint(path: "other", method: .post))
 
         let player = RecordingTransport(cassette: cassette, mode: .replayOnly, wrapping: OfflineTransport())
         let client = Client<TestEndpoint>(transport: player)
@@ -220,7 +221,55 @@ struct RecordingTransportTests {
                 wrapping: OfflineTransport()))
         #expect(try await strict.request(search("swift", tenant: "b")).string() == #"{"q":"swift"} for b"#)
         #expect(try await strict.request(search("rust", tenant: "a")).string() == #"{"q":"rust"} for a"#)
-        await #expect(throws: NALError.self) { try await strict.request(search("rust", tenant: "b")) }
+        let unmatched = await #expect(throws: NALError.self) { try await strict.request(search("rust", tenant: "b")) }
+        let said = unmatched.map { "\($0)" } ?? ""
+        #expect(said.contains("(the headers differ)"), "\(said)")
+    }
+
+    @Test("matching on a secret header replays: the live value is redacted as the cassette stores it")
+    func matchingSecretHeader() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cassette = directory.appendingPathComponent("auth.har")
+        let endpoint = TestEndpoint(path: "me", headers: ["Authorization": "Bearer tok-5f3a9c2e71"])
+        let recorder = RecordingTransport(
+            cassette: cassette, mode: .recordAll, wrapping: MemoryTransport(body: Data("me".utf8)))
+        _ = try await Client<TestEndpoint>(transport: recorder).request(endpoint)
+        #expect(!(try String(contentsOf: cassette, encoding: .utf8)).contains("tok-5f3a9c2e71"))
+
+        let player = RecordingTransport(
+            cassette: cassette, mode: .replayOnly, matching: RecordingMatch(headers: ["Authorization"]),
+            wrapping: OfflineTransport())
+        #expect(try await Client<TestEndpoint>(transport: player).request(endpoint).string() == "me")
+    }
+
+    @Test("recordNew into a cassette from an earlier run keeps its entries and appends the new ones after them")
+    func recordNewKeepsLoadedEntries() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let earlier = directory.appendingPathComponent("earlier.har")
+        let recorder = RecordingTransport(
+            cassette: earlier, mode: .recordAll, wrapping: MemoryTransport(body: Data("old".utf8)))
+        _ = try await Client<TestEndpoint>(transport: recorder).request(TestEndpoint(path: "a"))
+        // A copy under another name: no recorder of this process writes it yet, as in a new test run.
+        let cassette = directory.appendingPathComponent("grown.har")
+        try FileManager.default.copyItem(at: earlier, to: cassette)
+
+        let network = MemoryTransport(body: Data("new".utf8))
+        let client = Client<TestEndpoint>(
+            transport: RecordingTransport(cassette: cassette, mode: .recordNew, wrapping: network))
+        #expect(try await client.request(TestEndpoint(path: "a")).string() == "old")
+        #expect(try await client.request(TestEndpoint(path: "c")).string() == "new")
+        #expect(network.requests.map { $0.url?.path } == ["/v1/c"])
+        let data = try Data(contentsOf: cassette)
+        try HARExportTests.validate(data)
+        let entries =
+            ((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["log"] as? [String: Any])?[
+                "entries"] as? [[String: Any]] ?? []
+        #expect(
+            entries.compactMap { ($0["request"] as? [String: Any])?["url"] as? String } == [
+                "https://api.example.com/v1/a", "https://api.example.com/v1/c",
+            ])
     }
 
     @Test("recordNew replays what it has and records the rest; a broken cassette fails every call with why")

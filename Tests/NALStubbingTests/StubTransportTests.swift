@@ -185,6 +185,22 @@ struct StubTransportTests {
                 .custom { _ in .redirect(to: URL(fileURLWithPath: "/")) }, redirectPolicy: .doNotFollow))
         #expect(try await unfollowed.request(TestEndpoint(validation: .none)).statusCode == 302)
     }
+
+    @Test("a redirect loop is followed as far as URLSessionTransport follows one (20 redirects), then fails")
+    func redirectLoopLimit() async throws {
+        let stubs = StubTransport<TestEndpoint>(.never)
+        let loop = try #require(URL(string: "https://api.example.com/v1/loop"))
+        stubs.stub(TestEndpoint(path: "loop"), with: .redirect(to: loop))
+        do {
+            _ = try await Client<TestEndpoint>(transport: stubs).request(TestEndpoint(path: "loop"))
+            Issue.record("a redirect loop ended")
+        } catch {
+            guard case .transport(let urlError) = error else { throw error }
+            #expect(urlError.code == .httpTooManyRedirects)
+        }
+        #expect(stubs.journal.count == URLSessionTransport.maximumRedirects + 1)
+        #expect(URLSessionTransport.maximumRedirects == 20)
+    }
 }
 
 @Suite("StubResponse")

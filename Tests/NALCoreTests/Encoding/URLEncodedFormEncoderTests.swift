@@ -108,6 +108,41 @@ struct URLEncodedFormEncoderTests {
         #expect(try URLEncodedFormEncoder().encode(Value()) == "d=2.5&f=0.1&i8=-8&u=18446744073709551615")
     }
 
+    @Test("a Decimal is its plain number, and a nil inside an array keeps its place as null, sent empty")
+    func decimalsAndNilElements() throws {
+        struct Value: Encodable {
+            var price = Decimal(string: "12.50")
+            var tags: [String?] = ["a", nil, "b"]
+        }
+        #expect(
+            try URLEncodedFormEncoder().encode(Value())
+                == "price=12.5&tags%5B%5D=a&tags%5B%5D=&tags%5B%5D=b")
+        // Other encodings of the tree (JSON) tell null from an empty object; encodeNil() of an unkeyed container too.
+        #expect(try URLEncodedFormEncoder().parameters(from: Value())["tags"] == ["a", nil, "b"])
+        struct Row: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.unkeyedContainer()
+                try container.encode("a")
+                try container.encodeNil()
+                try container.encode("b")
+            }
+        }
+        struct Table: Encodable { var row = Row() }
+        #expect(try URLEncodedFormEncoder().parameters(from: Table())["row"] == ["a", nil, "b"])
+        #expect(try URLEncodedFormEncoder().encode(Table()) == "row%5B%5D=a&row%5B%5D=&row%5B%5D=b")
+    }
+
+    @Test("a Float NaN or infinity is refused with its key path, like a Double's", arguments: [Float.nan, -.infinity])
+    func nonFiniteFloat(value: Float) {
+        struct Value: Encodable { var inner: [Float] }
+        guard
+            case .nonFiniteNumber(let path)? = encodingFailure({
+                try URLEncodedFormEncoder().encode(Value(inner: [1, value]))
+            })
+        else { Issue.record("\(value) was accepted"); return }
+        #expect(path == "inner[1]")
+    }
+
     @Test("dictionaries, URLs and explicit nil")
     func dictionariesAndNil() throws {
         struct Value: Encodable {

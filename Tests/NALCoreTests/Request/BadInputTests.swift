@@ -139,5 +139,9 @@ struct BadInputTests {
                 .invalidPath(path: "a\nb", problem: "contains the control character 0x0A at byte offset 1")
             ).description
                 == "Invalid request: the path 'a\\nb' contains the control character 0x0A at byte offset 1.")
+        #expect(
+            NALError.invalidRequest(.invalidMethod("GET\u{7F}\r")).description
+                == "Invalid request: the HTTP method 'GET\\u{7F}\\r' is empty or contains a character outside RFC 9110 "
+                + "token characters.")
     }
 }

@@ -234,6 +234,25 @@ struct SensitiveDataTests {
         let pathError = NALError.invalidRequest(.invalidPath(path: path + "%", problem: "x"))
         #expect("\(pathError)".utf8.count < 2300)
     }
+
+    @Test("every error that names a URL redacts its password and secret query values")
+    func errorURLsAreRedacted() throws {
+        struct Refused: Error {}
+        let url = try #require(URL(string: "https://ada:hunter2@api.example.com/v1/items?api_key=k-77&page=2"))
+        let response = try MemoryTransport.response(to: URLRequest(url: url), status: 401)
+        let errors: [NALError] = [
+            .responseTooLarge(limit: 10, url: url),
+            .decoding(DecodingFailure(type: "Item", keyPath: "id", underlying: Refused(), response: response)),
+            .unacceptableStatusCode(response),
+            .tokenRefreshFailed(underlying: Refused(), response: response),
+            .timedOut(TimeoutFailure(limit: .total, seconds: 2, url: url)),
+        ]
+        for error in errors {
+            let message = error.description
+            #expect(!message.contains("hunter2") && !message.contains("k-77"), "\(message)")
+            #expect(message.contains("ada:<redacted>@api.example.com/v1/items?api_key=<redacted>&page=2"), "\(message)")
+        }
+    }
 }
 
 @Suite("SensitiveData: names read as words, values shown safely")

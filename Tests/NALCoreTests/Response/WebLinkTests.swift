@@ -30,6 +30,31 @@ struct WebLinkTests {
         #expect(response.link("missing") == nil)
     }
 
+    @Test("a token value ends at its comma, quoted values unescape, the first of a repeated parameter wins")
+    func parameters() {
+        let header = #"<a>; rel=next, <b>; REL="Prev Last"; title="say \"hi\" \\ ok"; title=second"#
+        #expect(
+            WebLink.links(in: header) == [
+                WebLink(target: "a", relations: ["next"], parameters: ["rel": "next"]),
+                WebLink(
+                    target: "b", relations: ["prev", "last"],
+                    parameters: ["rel": "Prev Last", "title": #"say "hi" \ ok"#]),
+            ])
+    }
+
+    @Test("after a redirect, a relative target resolves against the URL that answered, not the one asked for")
+    func relativeAfterRedirect() throws {
+        let asked = try #require(URL(string: "https://api.example.com/old/list"))
+        let answered = try #require(URL(string: "https://api.example.com/new/list"))
+        let http = try #require(
+            HTTPURLResponse(
+                url: answered, statusCode: 200, httpVersion: nil, headerFields: ["Link": #"<page/2>; rel="Next""#]))
+        let response = Response(
+            request: URLRequest(url: asked), httpResponse: http, data: Data(),
+            timing: ResponseTiming(start: Date(), duration: .zero))
+        #expect(response.link("next")?.absoluteString == "https://api.example.com/new/page/2")
+    }
+
     @Test(
         "broken headers give what can be read, never a trap",
         arguments: ["", "<", "<a", ">;rel=next", "<a>;;;=", "<a>; rel=\"unterminated", "<a>; rel", ",,,<b>"])
