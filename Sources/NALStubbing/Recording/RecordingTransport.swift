@@ -293,7 +293,8 @@ public final class RecordingTransport: Transport {
             if other.url.query != key.url.query { differences.append("the query") }
             if other.body != key.body { differences.append("the body") }
             if other.headers != key.headers { differences.append("the headers") }
-            let verb = differences.count == 1 ? "differs" : "differ"
+            // "the headers" is plural on its own.
+            let verb = differences.count == 1 && differences != ["the headers"] ? "differs" : "differ"
             return (entry, differences.count, "\(differences.joined(separator: " and ")) \(verb)")
         }
         if let (closest, _, differences) = ranked.min(by: { $0.1 < $1.1 }) {
