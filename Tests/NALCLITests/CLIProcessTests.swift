@@ -327,6 +327,8 @@ struct CLIProcessTests {
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.first == "answers users/user.tail: method pattern GET && URL pattern /api/v1/users/[0-9]+$")
         #expect(
+            lines.dropFirst().allSatisfy { !$0.contains("users/user.tail") }, "the answering stub is not a near miss")
+        #expect(
             lines.contains(
                 "  not catch-all.tail: method pattern GET && URL pattern .*: method pattern GET matched; URL pattern .* "
                     + "matched; it matches too, but a more specific or newer stub answers"))

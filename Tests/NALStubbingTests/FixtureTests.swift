@@ -74,6 +74,25 @@ struct TailFixtureTests {
         )
     }
 
+    @Test(".tail stubs, found by a piece of their URL, no longer answer once removed")
+    func removedTail() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (name, pattern) in [("one", "/api/v1/users/[0-9]+$"), ("two", "/api/v1/teams/[a-z]+$")] {
+            try Data("GET\n\(pattern)\n200\nContent-Type: text/plain\n\n\(name)".utf8)
+                .write(to: directory.appendingPathComponent("\(name).tail"))
+        }
+        let server = StubServer()
+        let handles = try server.loadTails(from: directory)
+        #expect(handles.count == 2)
+        let base = "https://api.example.com"
+        #expect(try await fetch(server, "GET", "\(base)/api/v1/users/42").body == Data("one".utf8))
+        #expect(try await fetch(server, "GET", "\(base)/api/v1/teams/core").body == Data("two".utf8))
+        for handle in handles { server.remove(handle) }
+        await #expect(throws: URLError.self) { try await fetch(server, "GET", "\(base)/api/v1/users/42") }
+        await #expect(throws: URLError.self) { try await fetch(server, "GET", "\(base)/api/v1/teams/core") }
+    }
+
     @Test(
         "each bad file is a FixtureError with its file:line and the exact problem",
         arguments: [
@@ -210,7 +229,37 @@ struct HARFixtureTests {
         #expect((try await session.data(for: post).1 as? HTTPURLResponse)?.statusCode == 201)
     }
 
-    @Test("matchingBody: entries that differ only by their body each answer their own body, whatever the order")
+    @Test("a repeated response header replays joined with ', '; a lower-case method replays as its standard form")
+    func repeatedHeadersAndMethodCase() async throws {
+        let directory = try TransferFiles.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let har = directory.appendingPathComponent("repeats.har")
+        try Data(
+            #"""
+            {"log": {"version": "1.2", "entries": [
+              {"request": {"method": "post", "url": "https://api.example.com/items"},
+               "response": {"status": 201, "headers": [{"name": "Vary", "value": "Accept"},
+                 {"name": "vary", "value": "Origin"}, {"name": "X-One", "value": "1"}],
+                 "content": {"text": "made"}}}
+            ]}}
+            """#.utf8
+        ).write(to: har)
+        let entries = try HARReader.entries(of: Data(contentsOf: har), file: har)
+        #expect(entries.map(\.method) == ["POST"], "import-har writes the method into a .tail file's method pattern")
+        let server = StubServer()
+        #expect(try server.loadHAR(from: har).count == 1)
+        var post = URLRequest(url: try #require(URL(string: "https://api.example.com/items")))
+        post.httpMethod = "POST"
+        let (data, response) = try await URLSession(configuration: server.sessionConfiguration).data(for: post)
+        let http = try #require(response as? HTTPURLResponse)
+        #expect(http.statusCode == 201 && String(decoding: data, as: UTF8.self) == "made")
+        #expect(http.value(forHTTPHeaderField: "Vary") == "Accept, Origin")
+        #expect(http.value(forHTTPHeaderField: "X-One") == "1")
+    }
+
+    @Test(
+        "matchingBody: entries that differ only by their body each answer their own body, whatever the order; base64 too"
+    )
     func matchingBody() async throws {
         let directory = try TransferFiles.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -223,21 +272,24 @@ struct HARFixtureTests {
                "response": {"status": 200, "content": {"text": "for a"}}},
               {"request": {"method": "POST", "url": "https://api.example.com/search",
                  "postData": {"mimeType": "text/plain", "text": "q=b"}},
-               "response": {"status": 200, "content": {"text": "for b"}}}
+               "response": {"status": 200, "content": {"text": "for b"}}},
+              {"request": {"method": "POST", "url": "https://api.example.com/search",
+                 "postData": {"mimeType": "application/octet-stream", "text": "cT1j", "encoding": "base64"}},
+               "response": {"status": 200, "content": {"text": "for c"}}}
             ]}}
             """#.utf8
         ).write(to: har)
         let server = StubServer()
-        #expect(try server.loadHAR(from: har, matchingBody: true).count == 2)
+        #expect(try server.loadHAR(from: har, matchingBody: true).count == 3)
         let session = URLSession(configuration: server.sessionConfiguration)
         var answers: [String] = []
-        for query in ["q=a", "q=b", "q=a"] {
+        for query in ["q=a", "q=b", "q=a", "q=c"] {
             var post = URLRequest(url: try #require(URL(string: "https://api.example.com/search")))
             post.httpMethod = "POST"
             post.httpBody = Data(query.utf8)
             answers.append(String(decoding: try await session.data(for: post).0, as: UTF8.self))
         }
-        #expect(answers == ["for a", "for b", "for a"])
+        #expect(answers == ["for a", "for b", "for a", "for c"], "a base64 postData matches its decoded bytes")
     }
 
     @Test(

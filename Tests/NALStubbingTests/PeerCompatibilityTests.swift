@@ -139,6 +139,17 @@ struct PeerCompatibilityTests {
         #expect(empty.matches(request("?flag=")) && !empty.matches(request("?flag")))
     }
 
+    @Test("a query key sent twice is matched on its first value; a URL without a path has the path /")
+    func repeatedKeysAndBarePaths() throws {
+        let twice = RecordedRequest(method: "GET", url: try #require(URL(string: Self.base + "/x?page=1&page=2")))
+        #expect(twice.queryItems == ["page": "1"])
+        #expect(RequestMatcher.queryItems(["page": "1"]).matches(twice))
+        #expect(!RequestMatcher.queryItems(["page": "2"]).matches(twice))
+        let bare = RecordedRequest(method: "GET", url: try #require(URL(string: Self.base)))
+        #expect(bare.path == "/")
+        #expect(RequestMatcher.path("/").matches(bare))
+    }
+
     @Test("a later stub overrides a more specific earlier one when it says so with a priority")
     func priorities() async throws {
         let server = StubServer()

@@ -125,6 +125,27 @@ struct RecordingSafetyTests {
         #expect(text.contains("landed with <redacted>"))
     }
 
+    @Test(
+        "echoes are scrubbed whole: a bearer credential alone, each folded Set-Cookie, a percent-encoded secret, and a secret that holds a shorter one"
+    )
+    func echoedSecretForms() throws {
+        let entry = HARDocument.Entry.recorded(
+            method: "GET", url: try #require(URL(string: "https://h.example/me")),
+            requestHeaders: [
+                "Authorization": "Bearer ABCD0042-WXYZ9999", "X-Api-Key": "ABCD0042", "Cookie": "sid=c00kie/0042+x",
+            ],
+            requestBody: nil, status: 200,
+            responseHeaders: [
+                "Set-Cookie": "a=FIRST0042; Path=/, b=SECOND0042; Path=/", "Content-Type": "text/plain",
+            ],
+            responseBody: Data(
+                "token ABCD0042-WXYZ9999, key ABCD0042, sid c00kie%2F0042%2Bx, cookies FIRST0042 SECOND0042".utf8),
+            started: Date(), duration: .zero)
+        #expect(
+            entry.response.content.text
+                == "token <redacted>, key <redacted>, sid <redacted>, cookies <redacted> <redacted>")
+    }
+
     @Test(".once whose first call fails leaves no cassette, so the next run records instead of failing to replay")
     func onceAfterAFailure() async throws {
         struct Failing: Transport {

@@ -25,6 +25,7 @@ struct PathJoiningTests {
             ("https://api.example.com", "search?q=x", "https://api.example.com/search%3Fq=x"),
             ("https://api.example.com", "café/日", "https://api.example.com/caf%C3%A9/%E6%97%A5"),
             ("https://api.example.com", "a%2Fb", "https://api.example.com/a%2Fb"),
+            ("https://api.example.com", "files/a%2F", "https://api.example.com/files/a%2F"),
         ]
     )
     func join(base: String, path: String, expected: String) throws {

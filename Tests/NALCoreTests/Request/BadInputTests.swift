@@ -29,6 +29,7 @@ struct BadInputTests {
         arguments: [
             ("a\r\nHost: evil", "contains the control character 0x0D at byte offset 1"),
             ("a\0b", "contains the control character 0x00 at byte offset 1"),
+            ("a\u{7F}b", "contains the control character 0x7F at byte offset 1"),
             ("bad%zz", "has a '%' at byte offset 3 that does not start a %XX escape"),
             ("trailing%2", "has a '%' at byte offset 8 that does not start a %XX escape"),
         ]

@@ -204,6 +204,13 @@ struct URLRequestPreparationTests {
 
         struct Empty: Encodable, Sendable {}
         #expect(try prepare(.encodableQuery(Empty())).url?.absoluteString == "https://api.example.com/v1/search")
+
+        // A base URL's own query comes first; the encoded one follows after '&'.
+        let keyed = TestEndpoint(
+            baseURL: try #require(URL(string: "https://api.example.com/v1?key=k")), path: "search",
+            requestType: .encodableQuery(Filter()))
+        let keyedURL = try keyed.urlRequest().url?.absoluteString
+        #expect(keyedURL == "https://api.example.com/v1/search?key=k&page=2&q=swift%20nio")
     }
 
     @Test("uploads and downloads: URL and query here, the body is the transport's job")
