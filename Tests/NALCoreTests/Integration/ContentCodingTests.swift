@@ -52,6 +52,7 @@ struct ContentCodingTests {
         "gzip, deflate with and without its zlib wrapper, and chunked gzip decode whole",
         arguments: [
             Case(name: "gzip", query: ["coding": "gzip"]),
+            Case(name: "x-gzip, gzip's old name", query: ["coding": "x-gzip"]),
             Case(name: "deflate (zlib)", query: ["coding": "deflate"]),
             Case(name: "raw deflate", query: ["coding": "deflate", "raw": 1]),
             Case(name: "gzip, chunked", query: ["coding": "gzip", "chunked": 1]),

@@ -73,6 +73,17 @@ struct BadInputTests {
             invalidRequestReason { try TestEndpoint(headers: [name: "v"]).urlRequest() } == .invalidHeaderName(name))
     }
 
+    @Test(
+        "a header whose name only starts or ends like a framing header's is the caller's own and is sent",
+        arguments: ["Upgrade-Insecure-Requests", "Hosts", "Content-Length-Hint", "X-Host", "Connectio"])
+    func namesNearFramingHeaders(name: String) throws {
+        let request = try TestEndpoint(headers: [name: "1"]).urlRequest()
+        #expect(request.value(forHTTPHeaderField: name) == "1")
+        var validated = URLRequest(url: try #require(URL(string: "https://api.example.com")))
+        try validated.setValidatedHeader("1", forName: name)
+        #expect(validated.value(forHTTPHeaderField: name) == "1")
+    }
+
     @Test("methods that are not tokens", arguments: ["", "GET /admin", "GET\r\n"])
     func methods(method: String) {
         let endpoint = TestEndpoint(method: HTTPMethod(rawValue: method))

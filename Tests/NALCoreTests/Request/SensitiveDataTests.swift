@@ -253,6 +253,51 @@ struct SensitiveDataTests {
             #expect(message.contains("ada:<redacted>@api.example.com/v1/items?api_key=<redacted>&page=2"), "\(message)")
         }
     }
+
+    @Test(
+        "a transport's URLError and TLS failure lose their secrets: failing URL, URL string, message, wrapped errors")
+    func transportErrorsAreRedacted() throws {
+        let url = try #require(URL(string: "https://ada:hunter2@api.example.com/v1?api_key=k-77&page=2"))
+        let text = url.absoluteString
+        let wrappedNSError = NSError(
+            domain: "kCFErrorDomainCFNetwork", code: -1004, userInfo: [NSURLErrorFailingURLStringErrorKey: text])
+        let wrappedURLError = URLError(.timedOut, userInfo: [NSURLErrorFailingURLErrorKey: url])
+        let transport = NALError.transport(
+            URLError(
+                .cannotConnectToHost,
+                userInfo: [
+                    NSURLErrorFailingURLErrorKey: url, NSURLErrorFailingURLStringErrorKey: text,
+                    NSLocalizedDescriptionKey: "could not connect to \(text)", NSUnderlyingErrorKey: wrappedNSError,
+                ]))
+        guard case .transport(let redacted) = transport.redactingURLs() else {
+            Issue.record("the transport error changed its kind")
+            return
+        }
+        let redactedURL = "https://ada:%3Credacted%3E@api.example.com/v1?api_key=%3Credacted%3E&page=2"
+        let shownURL = "https://ada:<redacted>@api.example.com/v1?api_key=<redacted>&page=2"
+        #expect(redacted.code == .cannotConnectToHost)
+        #expect(redacted.failingURL?.absoluteString == redactedURL)
+        #expect(redacted.userInfo[NSURLErrorFailingURLStringErrorKey] as? String == shownURL)
+        #expect(redacted.userInfo[NSLocalizedDescriptionKey] as? String == "could not connect to " + shownURL)
+        let underlying = try #require(redacted.userInfo[NSUnderlyingErrorKey] as? NSError)
+        #expect(underlying.domain == "kCFErrorDomainCFNetwork" && underlying.code == -1004)
+        #expect(underlying.userInfo[NSURLErrorFailingURLStringErrorKey] as? String == shownURL)
+
+        let nested = SensitiveData.current.redacting(
+            error: URLError(.networkConnectionLost, userInfo: [NSUnderlyingErrorKey: wrappedURLError]))
+        let nestedURL = (nested.userInfo[NSUnderlyingErrorKey] as? URLError)?.failingURL
+        #expect(nestedURL?.absoluteString == redactedURL)
+
+        let mismatch = TLSFailure(check: .hostnameMismatch, url: url, detail: "no name matches \(text)")
+        let tls = NALError.tls(mismatch).redactingURLs()
+        guard case .tls(let failure) = tls else {
+            Issue.record("the TLS error changed its kind")
+            return
+        }
+        #expect(failure.check == .hostnameMismatch)
+        #expect(failure.url?.absoluteString == redactedURL)
+        #expect(failure.detail == "no name matches " + shownURL)
+    }
 }
 
 @Suite("SensitiveData: names read as words, values shown safely")

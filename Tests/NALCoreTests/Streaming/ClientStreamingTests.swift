@@ -167,11 +167,13 @@ struct ClientStreamingTests {
         withExtendedLifetime(body) {}
     }
 
-    @Test("JSON lines decode one value per line, skip blank lines, and name the line that does not decode")
+    @Test(
+        "JSON lines decode one value per line, skip empty lines and lines of spaces, and name the line that does not decode"
+    )
     func jsonLines() async throws {
         let transport = ScriptedStreamTransport(
             headers: ["Content-Type": "application/x-ndjson"],
-            chunks: ["{\"n\":1}\n{\"n\"", ":2}\n\n", "{\"n\":3}\nnot json\n"].map { Data($0.utf8) })
+            chunks: ["{\"n\":1}\n{\"n\"", ":2}\n\n \t\n", "{\"n\":3}\nnot json\n"].map { Data($0.utf8) })
         let client = Client<TestEndpoint>(transport: transport)
         var values: [Message] = []
         do {
@@ -185,9 +187,9 @@ struct ClientStreamingTests {
                 return
             }
             #expect(failure.response.string() == "not json")
-            // Lines are counted from 1, the empty one included.
-            #expect(failure.line == 5)
-            #expect("\(error)".contains("from line 5 "))
+            // Lines are counted from 1, the empty one and the one of spaces included.
+            #expect(failure.line == 6)
+            #expect("\(error)".contains("from line 6 "))
         }
         #expect(values == [Message(n: 1), Message(n: 2), Message(n: 3)])
     }

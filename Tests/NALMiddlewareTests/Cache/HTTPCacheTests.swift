@@ -210,6 +210,22 @@ struct HTTPCacheTests {
     }
 
     @Test(
+        "a Date before the response arrived counts as age: sent 30 s earlier with max-age=60, it is fresh 30 s more",
+        arguments: CacheStoreKind.allCases)
+    func dateCountsAsAge(_ kind: CacheStoreKind) async throws {
+        let sent = TestClock.httpDate(clock.now.addingTimeInterval(-30))
+        let (_, origin, client) = harness(kind) { _, _ in Self.answer(["Cache-Control": "max-age=60", "Date": sent]) }
+        _ = try await client.request(Self.endpoint())
+        clock.advance(by: 10)
+        let hit = try await client.request(Self.endpoint())
+        #expect(HTTPCache.Outcome(hit) == .hit)
+        #expect(hit.headers["Age"] == "40")
+        clock.advance(by: 21)
+        #expect(HTTPCache.Outcome(try await client.request(Self.endpoint())) == .network)
+        #expect(origin.requests.count == 2)
+    }
+
+    @Test(
         "without explicit freshness, 10 % of the time since Last-Modified; a 302 without it is not stored",
         arguments: CacheStoreKind.allCases)
     func heuristicFreshness(_ kind: CacheStoreKind) async throws {
@@ -292,6 +308,21 @@ struct HTTPCacheTests {
         let absent = try await client.request(Self.endpoint())
         #expect(HTTPCache.Outcome(absent) == .network)
         #expect(origin.requests.count == 3)
+    }
+
+    @Test(
+        "Vary: values that differ only in the spaces around their commas select the same response",
+        arguments: CacheStoreKind.allCases)
+    func varyIgnoresSpacesInLists(_ kind: CacheStoreKind) async throws {
+        let (_, origin, client) = harness(kind) { _, _ in
+            Self.answer(["Cache-Control": "max-age=60", "Vary": "Accept-Language"])
+        }
+        _ = try await client.request(Self.endpoint(headers: ["Accept-Language": "en, fr"]))
+        let same = try await client.request(Self.endpoint(headers: ["Accept-Language": "en,fr"]))
+        #expect(HTTPCache.Outcome(same) == .hit)
+        let other = try await client.request(Self.endpoint(headers: ["Accept-Language": "en, de"]))
+        #expect(HTTPCache.Outcome(other) == .network)
+        #expect(origin.requests.count == 2)
     }
 
     @Test(
