@@ -152,35 +152,31 @@ struct FixtureSafetyTests {
     func preciseMessages() throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let big = directory.appendingPathComponent("big.har")
-        try Data(Self.har(time: "1e400").utf8).write(to: big)
-        do {
-            try StubServer().loadHAR(from: big)
-            Issue.record("a HAR time of 1e400 loaded")
-        } catch {
-            #expect(error.line == 1 && error.message.contains("too large"), "\(error)")
-        }
-        let latin1 = directory.appendingPathComponent("latin1.har")
-        try (Data(#"{"log": {"entries": [], "comment": "caf"#.utf8) + Data([0xE9]) + Data(#""}}"#.utf8)).write(
-            to: latin1)
-        do {
-            try StubServer().loadHAR(from: latin1)
-            Issue.record("a HAR file that is not UTF-8 loaded")
-        } catch {
-            #expect(error.message.contains("UTF-8"), "\(error)")
-        }
-        // An overlong form of '/' and an encoded UTF-16 surrogate are byte sequences UTF-8 forbids.
-        for forbidden: [UInt8] in [[0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80]] {
-            let file = directory.appendingPathComponent("forbidden.har")
-            try (Data(#"{"log": {"entries": [], "comment": "a"#.utf8) + Data(forbidden) + Data(#""}}"#.utf8)).write(
-                to: file)
+        /// What loading `bytes` from a file says; an issue, and `nil`, when it loads.
+        func failure(loading bytes: Data, _ what: String) throws -> FixtureError? {
+            let file = directory.appendingPathComponent("bad.har")
+            try bytes.write(to: file)
             do {
                 try StubServer().loadHAR(from: file)
-                Issue.record("a HAR file with the bytes \(forbidden) loaded")
+                Issue.record("\(what) loaded")
+                return nil
             } catch {
-                #expect(error.line == 1 && error.column == 38, "\(error)")
-                #expect(error.message.contains("are not valid UTF-8"), "\(error)")
+                return error
             }
+        }
+        let big = try failure(loading: Data(Self.har(time: "1e400").utf8), "a HAR time of 1e400")
+        #expect(big?.line == 1 && big?.message.contains("too large") == true, "\(String(describing: big))")
+        let latin1 = try failure(
+            loading: Data(#"{"log": {"entries": [], "comment": "caf"#.utf8) + Data([0xE9]) + Data(#""}}"#.utf8),
+            "a HAR file that is not UTF-8")
+        #expect(latin1?.message.contains("UTF-8") == true, "\(String(describing: latin1))")
+        // An overlong form of '/' and an encoded UTF-16 surrogate are byte sequences UTF-8 forbids.
+        for forbidden: [UInt8] in [[0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80]] {
+            let error = try failure(
+                loading: Data(#"{"log": {"entries": [], "comment": "a"#.utf8) + Data(forbidden) + Data(#""}}"#.utf8),
+                "a HAR file with the bytes \(forbidden)")
+            #expect(error?.line == 1 && error?.column == 38, "\(String(describing: error))")
+            #expect(error?.message.contains("are not valid UTF-8") == true, "\(String(describing: error))")
         }
     }
 }
