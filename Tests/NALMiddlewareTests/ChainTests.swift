@@ -208,6 +208,35 @@ struct ChainTests {
         #expect(outcomes.seen.withLock { $0 } == ["failure", "cancelled"])
     }
 
+    @Test("a HookMiddleware used on its own reports a CancellationError from next as cancelled")
+    func hookSeesInnerCancellation() async throws {
+        struct Outcome: HookMiddleware {
+            let seen = Locked<[String]>([])
+            func didReceive(_ result: Result<Response, NALError>, context: TransportContext) async {
+                switch result {
+                case .failure(.cancelled): seen.withLock { $0.append("cancelled") }
+                case .failure(let error): seen.withLock { $0.append("failure \(error)") }
+                case .success: seen.withLock { $0.append("success") }
+                }
+            }
+        }
+        let outcome = Outcome()
+        let request = URLRequest(url: try #require(URL(string: "https://api.example.com/x")))
+        var thrown: (any Error)?
+        do {
+            _ = try await outcome.intercept(request, context: TransportContext(endpoint: TestEndpoint())) { _, _ in
+                throw CancellationError()
+            }
+        } catch {
+            thrown = error
+        }
+        guard case .cancelled? = thrown as? NALError else {
+            Issue.record("expected cancelled, got \(String(describing: thrown))")
+            return
+        }
+        #expect(outcome.seen.withLock { $0 } == ["cancelled"])
+    }
+
     @Test("Client(middleware:) keeps the core initialiser's hooks")
     func convenienceInitializer() async throws {
         let transport = MemoryTransport()

@@ -282,6 +282,13 @@ struct ClientTests {
         #expect(HTTPHeaders([("A", "1")]) != HTTPHeaders([("A", "1"), ("A", "1")]))
     }
 
+    @Test("a repeated header: lookup answers its first value; the dictionary joins them all under the first spelling")
+    func repeatedHeaders() {
+        let headers = HTTPHeaders([("Set-Cookie", "a=1"), ("X-One", "x"), ("set-cookie", "b=2"), ("SET-COOKIE", "c=3")])
+        #expect(headers["set-cookie"] == "a=1")
+        #expect(headers.dictionary == ["Set-Cookie": "a=1, b=2, c=3", "X-One": "x"])
+    }
+
     @Test("one call evaluates the endpoint's requestType once")
     func requestTypeEvaluatedOnce() async throws {
         struct Counting: RemoteService {

@@ -212,4 +212,10 @@ struct ServerSentEventParserTests {
             of: "\r", with: "\n")
         #expect(parser.parse(Data(event.encoded.utf8)) == [expected])
     }
+
+    @Test("an encoded event drops CR and LF from its type and ID, and writes CRLF in data as one line break")
+    func encodedSingleLineFields() {
+        let event = ServerSentEvent(event: "up\rdate", data: "a\r\nb", lastEventID: "4\r2\n")
+        #expect(event.encoded == "event: update\nid: 42\ndata: a\ndata: b\n\n")
+    }
 }

@@ -200,6 +200,51 @@ struct StreamingMisuseTests {
         #expect(second?.value(forHTTPHeaderField: "Last-Event-ID") == "a\tb")
     }
 
+    @Test("a connection that delivered an event resets the count of failed attempts: only drops in a row end it")
+    func deliveringConnectionsResetAttempts() async throws {
+        let transport = ReconnectingTransport([
+            "id: 1\ndata: one\n\n", "id: 2\ndata: two\n\n", "id: 3\ndata: three\n\n", "id: 4\ndata: four\n\n", "",
+        ])
+        let (events, error) = await Self.drain(
+            Client<TestEndpoint>(transport: transport).serverSentEvents(TestEndpoint(), reconnect: Self.quick))
+        #expect(events.map(\.data) == ["one", "two", "three", "four"])
+        #expect(error == nil)
+        #expect(transport.requests.withLock { $0.count } == 6, "four that delivered, then two empty ones in a row")
+    }
+
+    @Test("an idle timeout mid-stream reconnects; a total timeout ends the sequence with its error")
+    func idleTimeoutReconnects() async throws {
+        func run(_ limit: TimeoutFailure.Limit) async -> ([String], (any Error)?, Int) {
+            let transport = ScriptedStreamTransport(
+                chunks: [Data("data: one\n\n".utf8)],
+                failure: .timedOut(TimeoutFailure(limit: limit, seconds: 1, url: nil)))
+            var seen: [String] = []
+            do {
+                for try await event in Client<TestEndpoint>(transport: transport).serverSentEvents(
+                    TestEndpoint(), reconnect: Self.quick)
+                {
+                    seen.append(event.data)
+                    if seen.count == 3 { break }
+                }
+                return (seen, nil, transport.calls)
+            } catch {
+                return (seen, error, transport.calls)
+            }
+        }
+        let (idleEvents, idleError, idleCalls) = await run(.idle)
+        #expect(idleEvents == ["one", "one", "one"])
+        #expect(idleError == nil)
+        #expect(idleCalls == 3)
+        let (totalEvents, totalError, totalCalls) = await run(.total)
+        #expect(totalEvents == ["one"])
+        guard case .timedOut(let failure)? = totalError as? NALError else {
+            Issue.record("expected the total timeout, got \(String(describing: totalError))")
+            return
+        }
+        #expect(failure.limit == .total)
+        #expect(totalCalls == 1)
+    }
+
     @Test("an event ID no header can carry ends the sequence with an error instead of a reconnection that replays")
     func unsendableLastEventID() async throws {
         let transport = ReconnectingTransport(["id: a\u{1}b\ndata: one\n\n"])

@@ -225,6 +225,30 @@ struct ProgressReporterTests {
         #expect(unknown.all.last?.fractionCompleted == 1 && unknown.all.last?.totalBytesToReceive == 10)
         #expect(ProgressReporter(nil, attempt: 1, measuresUpload: false) == nil)
     }
+
+    @Test("only the final event says 1: the last bytes arriving before the end emit nothing of their own")
+    func onlyTheFinalEventIsComplete() throws {
+        let events = Events()
+        let reporter = try #require(ProgressReporter(events.handler, attempt: 1, measuresUpload: false))
+        reporter.expectReceiving(100, alreadyReceived: 0)
+        reporter.received(100)
+        reporter.complete()
+        #expect(events.all.map(\.fractionCompleted) == [0, 1])
+    }
+
+    @Test("a resumed download's progress starts from the bytes it kept; bytes sent never go backwards")
+    func keptBytesAndSentBytes() throws {
+        let events = Events()
+        let reporter = try #require(ProgressReporter(events.handler, attempt: 1, measuresUpload: false))
+        reporter.expectReceiving(1000, alreadyReceived: 400)
+        #expect(events.all.last?.bytesReceived == 400)
+        #expect(events.all.last?.fractionCompleted == 0.4)
+        reporter.sent(300, of: 400)
+        reporter.sent(100, of: 400)
+        reporter.received(100)
+        #expect(events.all.last?.bytesReceived == 500)
+        #expect(events.all.last?.bytesSent == 300)
+    }
 }
 
 @Suite("cURL of uploads")
