@@ -5,6 +5,7 @@
 #   scripts/mutation-test.sh PATTERN    only those whose line in the list matches PATTERN (a Python regex)
 #   NAL_MUTATION_FROM=N                 only those from line N of the list on (the ones added since)
 #   scripts/mutation-test.sh --check-list   only checks the list against the code, without building (CI runs it)
+#   scripts/mutation-test.sh --coverage     the source files the list covers least, by rows per line of code
 #
 # Each line of scripts/mutations.tsv is: file, the exact text to break (found once in the file; `\n` joins lines),
 # its replacement, the test filter that must catch it, and what the bug would do; separated by tabs. A filter "curl:X"
@@ -31,6 +32,9 @@ TIMEOUT=${NAL_MUTATION_TIMEOUT:-180}
 PATTERN=${1:-}
 if [[ "$PATTERN" == "--check-list" ]]; then
     exec python3 scripts/lib/mutate.py --check-list "$LIST"
+fi
+if [[ "$PATTERN" == "--coverage" ]]; then
+    exec python3 scripts/lib/mutation_coverage.py "$LIST"
 fi
 
 source scripts/lib/servers.sh
