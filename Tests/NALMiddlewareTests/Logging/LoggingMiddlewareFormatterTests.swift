@@ -39,20 +39,27 @@ struct LoggingMiddlewareFormatterTests {
         let seen = Locked<[LoggingMiddleware.Entry]>([])
         let logging = LoggingMiddleware(options: [.headers, .bodies, .timing]) { entry in
             seen.withLock { $0.append(entry) }
-            return "Moya_Logger: \(entry.kind) \(entry.method) \(entry.statusCode.map(String.init) ?? "-")"
+            return "Moya_Logger: \(entry.kind) \(entry.method) \(entry.url) \(entry.statusCode.map(String.init) ?? "-")"
         }
+        // A path of its own: tests that only log, in parallel, add their lines to the same sink.
+        var endpoint = Self.endpoint
+        endpoint.path = "formatted-login"
+        let url = "https://api.example.com/v1/formatted-login"
         try await LogCapture.capture("dev.nal=notice,*=off") { sink in
             _ = try await Client<TestEndpoint>(middleware: [logging], transport: MemoryTransport(body: Data("{}".utf8)))
-                .request(Self.endpoint)
-            #expect(sink.messages(subsystem: "dev.nal", category: "request") == ["Moya_Logger: request POST -"])
-            #expect(sink.messages(subsystem: "dev.nal", category: "response") == ["Moya_Logger: response POST 200"])
+                .request(endpoint)
+            let ours = { (category: String) in
+                sink.messages(subsystem: "dev.nal", category: category).filter { $0.contains("/v1/formatted-login") }
+            }
+            #expect(ours("request") == ["Moya_Logger: request POST \(url) -"])
+            #expect(ours("response") == ["Moya_Logger: response POST \(url) 200"])
         }
         let entries = seen.withLock { $0 }
         try #require(entries.count == 2)
         let request = entries[0]
         #expect(request.kind == .request)
         #expect(request.target == "TestEndpoint")
-        #expect(request.url == "https://api.example.com/v1/login")
+        #expect(request.url == url)
         #expect(request.attempt == 1)
         #expect(request.headers.first { $0.name == "Authorization" }?.value == "Bearer <redacted>")
         #expect(request.body == #"{"password":"<redacted>"}"#)
